@@ -1,0 +1,36 @@
+# netrepro: every target installs what it needs first, so `make report` and
+# `make test` work on a fresh Debian machine (as root) and are fast after that.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.netrepro-installed
+CAMPAIGNS ?= $(wildcard data/raw/*/manifest.yaml)
+
+.PHONY: setup system report test bench collect clean
+
+setup: system $(STAMP)
+
+system:
+	@bash scripts/install-system.sh
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+report: setup
+	$(BIN)/netrepro report
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python benchmarks/run.py
+
+collect: setup
+	$(BIN)/netrepro collect $(PLAN)
+
+clean:
+	rm -rf $(VENV) data/processed/* reports/*

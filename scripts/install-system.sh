@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install the Debian packages netrepro needs: the benchmark tools whose outputs
+# it parses and runs (netperf lives in Debian's non-free component, so that
+# component is enabled first) and iproute2 for the collector's testbeds.
+# Idempotent: does nothing when every package is already installed.
+set -euo pipefail
+
+packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-system: need root to install: ${missing[*]} (run as root or install them yourself)" >&2
+  exit 1
+fi
+
+nonfree=/etc/apt/sources.list.d/netrepro-non-free.sources
+if ! grep -rqs "non-free\b" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+  cat > "$nonfree" <<SRC
+# Added by netrepro: netperf is in Debian's non-free component.
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: ${codename} ${codename}-updates
+Components: non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

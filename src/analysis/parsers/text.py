@@ -1,0 +1,91 @@
+"""Clean a pasted or captured tool output without moving its lines.
+
+Researchers paste outputs from terminals, wikis and markdown: CRLF line ends,
+byte-order marks, colour escapes, a progress spinner's backspaces, code
+fences, block quotes and a common indentation. Every cleaner here keeps the
+number of lines so that a ParseError still points at the original line.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[=>()][0-9A-Za-z]?")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_QUOTE = re.compile(r"^\s*> ?")
+
+
+def decode(data: bytes) -> str:
+    """Bytes -> str: UTF-8 (with or without BOM), falling back to Latin-1 so
+    that no byte is ever lost; UTF-16 with a BOM is honoured."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _apply_backspaces(line: str) -> str:
+    if "\b" not in line:
+        return line
+    out: list[str] = []
+    for ch in line:
+        if ch == "\b":
+            if out:
+                out.pop()
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _strip_carriage_returns(line: str) -> str:
+    # A bare CR inside a line is a terminal redraw: keep what was drawn last.
+    line = line.rstrip("\r")
+    if "\r" in line:
+        line = line.rsplit("\r", 1)[-1]
+    return line
+
+
+def clean_lines(text: str) -> list[str]:
+    """Return the lines of ``text`` cleaned of terminal and markdown noise,
+    one output line per input line (so line numbers are preserved)."""
+    text = text.lstrip("\ufeff")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    cleaned = []
+    for raw in lines:
+        line = _ANSI.sub("", raw)
+        line = _strip_carriage_returns(line)
+        line = _apply_backspaces(line)
+        line = line.replace("\x00", "").rstrip()
+        if _FENCE.match(line):
+            line = ""
+        cleaned.append(line)
+    if cleaned and all(_QUOTE.match(l) or not l for l in cleaned) and any(cleaned):
+        cleaned = [_QUOTE.sub("", l, count=1) for l in cleaned]
+    indent = _common_indent(cleaned)
+    if indent:
+        cleaned = [l[indent:] if l.strip() else "" for l in cleaned]
+    return cleaned
+
+
+def _common_indent(lines: list[str]) -> int:
+    widths = [len(l) - len(l.lstrip(" \t")) for l in lines if l.strip()]
+    return min(widths) if widths else 0
+
+
+def clean(text: str) -> str:
+    return "\n".join(clean_lines(text))
+
+
+_NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
+
+
+def to_float(token: str) -> float | None:
+    """A numeric token -> float, or None when it is not a number."""
+    token = token.strip()
+    if not _NUMBER.match(token):
+        return None
+    return float(token)
