@@ -6,6 +6,8 @@
 set -euo pipefail
 
 packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool)
+# Debian's own python3 needs python3-venv before `python3 -m venv` works.
+python3 -c "import ensurepip, venv" 2>/dev/null || packages+=(python3-venv python3-pip)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,60 @@
+"""The notebooks' entry point: ``load_campaign(path)`` returns the tidy
+tables of a campaign, re-ingesting only when its raw files or manifest changed
+(the fingerprint in ingest.json says whether they did)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .ingest import fingerprint, ingest_campaign, write_outputs
+from .manifest import Manifest, load_manifest
+
+
+@dataclass
+class Campaign:
+    name: str
+    raw_dir: Path
+    processed_dir: Path
+    manifest: Manifest
+    runs: pd.DataFrame
+    intervals: pd.DataFrame
+    rejected: pd.DataFrame
+    report: dict[str, Any]
+
+    @property
+    def synthetic(self) -> bool:
+        return self.manifest.campaign.synthetic
+
+
+def processed_dir_for(raw_dir: Path) -> Path:
+    """``data/raw/<c>`` -> ``data/processed/<c>``; elsewhere a sibling ``<c>.processed``."""
+    raw_dir = Path(raw_dir)
+    if raw_dir.parent.name == "raw":
+        return raw_dir.parent.parent / "processed" / raw_dir.name
+    return raw_dir.parent / f"{raw_dir.name}.processed"
+
+
+def load_campaign(path: str | Path, processed: str | Path | None = None, strict: bool = False) -> Campaign:
+    raw_dir = Path(path)
+    out = Path(processed) if processed is not None else processed_dir_for(raw_dir)
+    report_path = out / "ingest.json"
+    current = fingerprint(raw_dir)
+    stored = json.loads(report_path.read_text()) if report_path.is_file() else {}
+    if stored.get("fingerprint") != current:
+        write_outputs(ingest_campaign(raw_dir, strict=strict), out)
+        stored = json.loads(report_path.read_text())
+    return Campaign(
+        name=raw_dir.name,
+        raw_dir=raw_dir,
+        processed_dir=out,
+        manifest=load_manifest(raw_dir),
+        runs=pd.read_parquet(out / "runs.parquet"),
+        intervals=pd.read_parquet(out / "intervals.parquet"),
+        rejected=pd.read_csv(out / "rejected.csv", dtype={"line": "Int64"}),
+        report=stored,
+    )

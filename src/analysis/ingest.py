@@ -1,0 +1,267 @@
+"""Raw campaign -> tidy tables + ingest report.
+
+discover -> ignore rules -> factor levels from the manifest -> sniff and parse
+-> check the levels the output itself reveals -> validate -> write. Every file
+under the campaign is accounted for: parsed, failed run (the tool said why),
+rejected (file, line, reason) or ignored by a manifest rule. Raw files are
+only ever read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from . import __version__
+from .errors import ManifestError, ParseError
+from .manifest import MANIFEST_NAME, FileMapper, Manifest, Unassigned, load_manifest
+from .parsers import parse_bytes
+from .schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
+
+OUTCOMES = ("parsed", "failed", "rejected", "ignored")
+
+# A factor the manifest sets and the output reveals too: manifest name -> record field.
+REVEALED = {
+    "ip_version": "ip_version",
+    "transport": "transport",
+    "tool": "tool",
+    "packet_size_bytes": "message_size_bytes",
+    "message_size_bytes": "message_size_bytes",
+}
+
+
+@dataclass
+class FileOutcome:
+    path: str
+    outcome: str
+    reason: str | None = None
+    line: int | None = None
+    records: int = 0
+    tool: str | None = None
+    variant: str | None = None
+
+
+@dataclass
+class IngestResult:
+    campaign: str
+    manifest: Manifest
+    runs: pd.DataFrame
+    intervals: pd.DataFrame
+    files: list[FileOutcome]
+    fingerprint: str
+    warnings: int = 0
+    rejected: pd.DataFrame = field(init=False)
+
+    def __post_init__(self) -> None:
+        rows = [{"source_path": f.path, "line": f.line, "reason": f.reason} for f in self.files if f.outcome == "rejected"]
+        self.rejected = pd.DataFrame(rows, columns=["source_path", "line", "reason"]).astype({"line": "Int64"})
+
+    @property
+    def counts(self) -> dict[str, int]:
+        c = Counter(f.outcome for f in self.files)
+        return {"files": len(self.files)} | {o: c.get(o, 0) for o in OUTCOMES}
+
+    def report(self) -> dict[str, Any]:
+        """The ingest account as plain data (what ingest.json holds)."""
+        return {
+            "campaign": self.campaign,
+            "netrepro_version": __version__,
+            "fingerprint": self.fingerprint,
+            "counts": self.counts | {"records": len(self.runs), "intervals": len(self.intervals), "rows_with_warnings": self.warnings},
+            "tools": dict(sorted(Counter(f.tool for f in self.files if f.tool).items())),
+            "metadata": self.manifest.campaign.model_dump(mode="json"),
+            "factors": {k: v.model_dump(mode="json") for k, v in self.manifest.factors.items()},
+            "files": [
+                {k: v for k, v in vars(f).items() if v is not None}
+                for f in self.files
+            ],
+        }
+
+
+def discover(campaign_dir: Path) -> list[str]:
+    """Every file under the campaign (campaign-relative POSIX paths, sorted),
+    except the manifest itself."""
+    found = []
+    for p in campaign_dir.rglob("*"):
+        if p.is_file() or p.is_symlink():
+            rel = p.relative_to(campaign_dir).as_posix()
+            if rel != MANIFEST_NAME:
+                found.append(rel)
+    return sorted(found)
+
+
+def _digest(path: Path) -> str:
+    return "symlink" if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _combine(campaign_dir: Path, digests: Iterable[tuple[str, str]]) -> str:
+    h = hashlib.sha256(f"netrepro {__version__}\n".encode())
+    h.update((campaign_dir / MANIFEST_NAME).read_bytes())
+    for rel, digest in digests:
+        h.update(f"{rel}\t{digest}\n".encode())
+    return h.hexdigest()
+
+
+def fingerprint(campaign_dir: str | Path) -> str:
+    """A hash of the manifest, every raw file's content and the netrepro
+    version: the processed tables are stale exactly when it changes."""
+    campaign_dir = Path(campaign_dir)
+    return _combine(campaign_dir, ((rel, _digest(campaign_dir / rel)) for rel in discover(campaign_dir)))
+
+
+class _FileIngest:
+    """Ingests one file at a time and accumulates only the tidy rows."""
+
+    def __init__(self, campaign_dir: Path, manifest: Manifest, strict: bool):
+        self.dir = campaign_dir
+        self.mapper = FileMapper(manifest)
+        self.factor_types = {k: v.type for k, v in manifest.factors.items()}
+        self.strict = strict
+        self.run_rows: list[dict[str, Any]] = []
+        self.interval_rows: list[dict[str, Any]] = []
+        self.digests: list[tuple[str, str]] = []
+        self.rows_with_warnings = 0
+
+    def __call__(self, rel: str) -> FileOutcome:
+        path = self.dir / rel
+        if path.is_symlink():
+            self.digests.append((rel, "symlink"))
+            return FileOutcome(rel, "rejected", reason="symbolic link: campaign files must be regular files inside the folder")
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        self.digests.append((rel, digest))
+        rule = self.mapper.is_ignored(rel)
+        if rule is not None:
+            return FileOutcome(rel, "ignored", reason=f"ignore rule {rule!r}")
+        try:
+            assignment = self.mapper.assign(rel)
+        except Unassigned as exc:
+            return FileOutcome(rel, "rejected", reason=str(exc))
+        try:
+            result = parse_bytes(data, rel)
+        except ParseError as exc:
+            return FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None)
+        del data
+        if not result.records:
+            return FileOutcome(rel, "rejected", reason="the parser found no run record", tool=result.tool, variant=result.variant)
+        rows = []
+        for record in result.records:
+            row = record.to_dict()
+            conflicts = _conflicts(assignment.levels, row)
+            if conflicts and self.strict:
+                return FileOutcome(rel, "rejected", reason="; ".join(conflicts), tool=result.tool, variant=result.variant)
+            row["warnings"] = row["warnings"] + conflicts
+            row.update(assignment.levels)
+            row.update({f"meta_{k}": v for k, v in assignment.meta.items()})
+            row["source_path"] = rel
+            row["source_sha256"] = digest
+            self.rows_with_warnings += bool(row["warnings"])
+            rows.append(row)
+        self.run_rows.extend(rows)
+        for iv in result.intervals:
+            self.interval_rows.append(iv.to_dict() | assignment.levels | {"source_path": rel})
+        failed = [r for r in result.records if r.status == "failed"]
+        outcome = "failed" if failed else "parsed"
+        reason = failed[0].error if failed else None
+        return FileOutcome(rel, outcome, reason=reason, records=len(rows), tool=result.tool, variant=result.variant)
+
+
+def _conflicts(levels: dict[str, Any], row: dict[str, Any]) -> list[str]:
+    """Where the output itself contradicts the manifest's factor levels."""
+    out = []
+    for factor, fieldname in REVEALED.items():
+        if factor not in levels or row.get(fieldname) is None:
+            continue
+        said, seen = levels[factor], row[fieldname]
+        same = str(said).casefold() == str(seen).casefold()
+        if not same:
+            try:
+                same = float(said) == float(seen)
+            except (TypeError, ValueError):
+                same = False
+        if not same:
+            out.append(f"manifest says {factor}={said} but the output shows {fieldname}={seen}")
+    return out
+
+
+def _frame(rows: list[dict[str, Any]], dtypes: dict[str, str], factor_types: dict[str, str], factor_order: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+    frame = coerce(frame, dtypes)
+    for name, type_name in factor_types.items():
+        if name in frame and name not in dtypes:
+            frame[name] = frame[name].astype(factor_dtype(type_name))
+    factors = [c for c in factor_order if c in frame and c not in dtypes]
+    extra = sorted(c for c in frame if c not in dtypes and c not in factors)
+    return frame[factors + [c for c in dtypes] + extra].reset_index(drop=True)
+
+
+def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bool | None = None) -> IngestResult:
+    """Ingest one campaign folder into validated tidy tables (nothing is written)."""
+    campaign_dir = Path(campaign_dir)
+    if not campaign_dir.is_dir():
+        raise ManifestError(f"{campaign_dir}: not a campaign folder")
+    manifest = load_manifest(campaign_dir)
+    paths = discover(campaign_dir)
+    worker = _FileIngest(campaign_dir, manifest, strict)
+    files = [worker(rel) for rel in _progress(paths, progress, f"ingest {campaign_dir.name}")]
+    factor_order = list(manifest.factors) + [k for k in manifest.files.constants if k not in manifest.factors]
+    runs = _frame(worker.run_rows, RUN_DTYPES, worker.factor_types, factor_order)
+    intervals = _frame(worker.interval_rows, INTERVAL_DTYPES | {"source_path": "string"}, worker.factor_types, factor_order)
+    validate(runs, RUNS_SCHEMA)
+    validate(intervals, INTERVALS_SCHEMA)
+    return IngestResult(
+        campaign=campaign_dir.name,
+        manifest=manifest,
+        runs=runs,
+        intervals=intervals,
+        files=files,
+        fingerprint=_combine(campaign_dir, worker.digests),
+        warnings=worker.rows_with_warnings,
+    )
+
+
+def write_outputs(result: IngestResult, out_dir: str | Path) -> Path:
+    """Write runs.parquet, intervals.parquet, rejected.csv and ingest.json."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    result.runs.to_parquet(out / "runs.parquet", index=False)
+    result.intervals.to_parquet(out / "intervals.parquet", index=False)
+    result.rejected.to_csv(out / "rejected.csv", index=False)
+    (out / "ingest.json").write_text(json.dumps(result.report(), indent=2, sort_keys=False, default=str) + "\n")
+    return out
+
+
+def _progress(items: list[str], enabled: bool | None, label: str) -> Iterable[str]:
+    if enabled is None:
+        enabled = sys.stderr.isatty() and len(items) > 50
+    if not enabled:
+        return items
+    from rich.progress import track
+
+    return track(items, description=label, transient=True, console=None)
+
+
+def summary_lines(result: IngestResult) -> list[str]:
+    """A short human summary of an ingest (what the CLI prints)."""
+    c = result.counts
+    lines = [
+        f"{result.campaign}: {c['files']} files: {c['parsed']} parsed, {c['failed']} failed runs, "
+        f"{c['rejected']} rejected, {c['ignored']} ignored -> {len(result.runs)} run records, {len(result.intervals)} interval rows"
+        + (" [SYNTHETIC DATA]" if result.manifest.campaign.synthetic else "")
+    ]
+    if result.warnings:
+        lines.append(f"  {result.warnings} records carry warnings (see the 'warnings' column)")
+    for f in result.files:
+        if f.outcome == "rejected":
+            lines.append(f"  rejected {f.path}:{f.line if f.line is not None else '-'}: {f.reason}")
+    return lines
+
+
+__all__ = ["ingest_campaign", "write_outputs", "summary_lines", "discover", "fingerprint", "IngestResult", "FileOutcome"]

@@ -1,0 +1,111 @@
+"""Column names, dtypes, units and allowed values of the tidy tables, and the
+validation that runs before any table is written.
+
+The canonical columns come from :mod:`analysis.records`, so a field added to
+a record appears here without a second list to keep in step. Units are in the
+names (``*_mbps``, ``*_ms``, ``*_pct``, ``*_bytes``); dtypes are nullable so
+that "not reported" stays null and never becomes 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pandas as pd
+import pandera.pandas as pa
+
+from .records import SIDES, STATUSES, TOOLS, IntervalRecord, RunRecord
+
+_DTYPE_OF = {"str": "string", "float": "float64", "int": "Int64", "bool": "boolean", "list": "string"}
+
+# One-way delays between hosts whose clocks are not synchronised can be
+# negative; every other metric is a count, a rate, a duration or a share.
+MAY_BE_NEGATIVE = {"owd_ms", "owd_min_ms", "owd_max_ms", "delay_ms", "start_s", "end_s", "record_index"}
+_PERCENT_MAX_100 = {"loss_pct"}
+
+
+def _dtype(annotation: str) -> str:
+    base = annotation.replace(" | None", "").replace("None | ", "").strip()
+    base = base.split("[", 1)[0]
+    return _DTYPE_OF[base]
+
+
+def dtypes_of(record_type: type) -> dict[str, str]:
+    """Pandas dtype per field of a record dataclass, from its annotations."""
+    hints = {f.name: str(f.type) for f in fields(record_type)}
+    return {name: _dtype(t) for name, t in hints.items()}
+
+
+RUN_DTYPES = dtypes_of(RunRecord)
+INTERVAL_DTYPES = dtypes_of(IntervalRecord)
+PROVENANCE_COLUMNS = ("source_path", "source_sha256", "record_index", "warnings")
+
+
+def _column(name: str, dtype: str) -> pa.Column:
+    checks = []
+    if dtype in ("float64", "Int64") and name not in MAY_BE_NEGATIVE:
+        checks.append(pa.Check.ge(0))
+    if name in _PERCENT_MAX_100:
+        checks.append(pa.Check.le(100))
+    allowed = {"tool": TOOLS, "status": STATUSES, "side": SIDES, "transport": ("TCP", "UDP")}
+    if name in allowed:
+        checks.append(pa.Check.isin(list(allowed[name])))
+    if name == "ip_version":
+        checks.append(pa.Check.isin([4, 6]))
+    nullable = name not in ("tool", "status", "source_path", "record_index")
+    return pa.Column(dtype, checks=checks, nullable=nullable)
+
+
+RUNS_SCHEMA = pa.DataFrameSchema({n: _column(n, d) for n, d in RUN_DTYPES.items()}, strict=False, name="runs")
+INTERVALS_SCHEMA = pa.DataFrameSchema(
+    {n: _column(n, d) for n, d in INTERVAL_DTYPES.items()} | {"source_path": _column("source_path", "string")},
+    strict=False,
+    name="intervals",
+)
+
+
+class SchemaViolation(ValueError):
+    """A tidy table that breaks the schema; lists every failing cell."""
+
+
+def coerce(frame: pd.DataFrame, dtypes: dict[str, str]) -> pd.DataFrame:
+    """Give every known column its canonical dtype (adding missing ones as null)."""
+    out = frame.copy()
+    for name, dtype in dtypes.items():
+        if name not in out:
+            out[name] = pd.Series(pd.NA, index=out.index, dtype=dtype)
+        elif name == "warnings":
+            out[name] = out[name].map(lambda w: "; ".join(w) if isinstance(w, list) else w).astype("string")
+        else:
+            out[name] = out[name].astype(dtype)
+    return out
+
+
+def validate(frame: pd.DataFrame, schema: pa.DataFrameSchema) -> pd.DataFrame:
+    try:
+        return schema.validate(frame, lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        cases = exc.failure_cases
+        lines = []
+        for _, case in cases.head(20).iterrows():
+            idx = case["index"]
+            where = frame.at[idx, "source_path"] if idx is not None and "source_path" in frame and idx in frame.index else "?"
+            lines.append(f"{where}: column {case['column']}: {case['check']} failed for {case['failure_case']!r}")
+        more = f" (and {len(cases) - 20} more)" if len(cases) > 20 else ""
+        raise SchemaViolation(f"{schema.name} table breaks the schema: " + "; ".join(lines) + more) from None
+
+
+def factor_dtype(type_name: str) -> str:
+    return {"int": "Int64", "float": "float64", "str": "string"}[type_name]
+
+
+__all__ = [
+    "RUN_DTYPES",
+    "INTERVAL_DTYPES",
+    "RUNS_SCHEMA",
+    "INTERVALS_SCHEMA",
+    "SchemaViolation",
+    "coerce",
+    "validate",
+    "factor_dtype",
+]
