@@ -28,7 +28,8 @@ class RunRecord:
     flow: str | None = None  # D-ITG flow id, iperf stream id, "SUM" for aggregates
     local_address: str | None = None
     remote_address: str | None = None
-    message_size_bytes: float | None = None
+    message_size_bytes: float | None = None  # send size; the request size of request/response tests
+    response_size_bytes: float | None = None  # request/response tests only
     duration_s: float | None = None
     started_at: str | None = None  # ISO 8601 as printed by the tool, if it prints one
     # metrics
@@ -54,10 +55,13 @@ class RunRecord:
     packets_duplicate: float | None = None
     bytes: float | None = None
     retransmits: float | None = None
+    send_errors: float | None = None  # netperf UDP_STREAM: sends the stack refused
     cpu_local_pct: float | None = None
     cpu_remote_pct: float | None = None
     service_demand_local_us_per_kb: float | None = None
     service_demand_remote_us_per_kb: float | None = None
+    service_demand_local_us_per_tr: float | None = None  # request/response tests: CPU us per transaction
+    service_demand_remote_us_per_tr: float | None = None
     send_socket_bytes: float | None = None
     recv_socket_bytes: float | None = None
     confidence_level_pct: float | None = None
@@ -95,6 +99,7 @@ class IntervalRecord:
     packets_lost: float | None = None
     packets_total: float | None = None
     retransmits: float | None = None
+    send_errors: float | None = None  # netperf UDP_STREAM: sends the stack refused
     rtt_ms: float | None = None
     omitted: bool | None = None
 

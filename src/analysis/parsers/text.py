@@ -19,7 +19,7 @@ def decode(data: bytes) -> str:
     """Bytes -> str: UTF-8 (with or without BOM), falling back to Latin-1 so
     that no byte is ever lost; UTF-16 with a BOM is honoured."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
+        return data.decode("utf-16", errors="replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -1,0 +1,371 @@
+"""netperf parser: values checked by hand against the genuine fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analysis.errors import ParseError
+from analysis.parsers import netperf, parse_file, sniff
+from analysis.parsers.text import decode
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "netperf"
+ALL = sorted(FIX.glob("*.txt"))
+
+
+def sidecar(path: Path) -> str:
+    return path.with_suffix(".cmd").read_text()
+
+
+def load(name: str):
+    return parse_file(FIX / f"{name}.txt")
+
+
+def one(name: str):
+    result = load(name)
+    assert len(result.records) == 1
+    return result.records[0]
+
+
+# ---------------------------------------------------------------- dispatch
+
+
+def test_every_fixture_has_a_sidecar():
+    assert ALL and all(p.with_suffix(".cmd").exists() for p in ALL)
+
+
+@pytest.mark.parametrize("path", [p for p in ALL if "DAMAGED" not in sidecar(p)], ids=lambda p: p.name)
+def test_dispatch_detects_netperf(path):
+    assert sniff(decode(path.read_bytes())) == "netperf"
+    if "expect: ParseError" in sidecar(path):
+        with pytest.raises(ParseError):
+            parse_file(path)
+    else:
+        assert parse_file(path).tool == "netperf"
+
+
+@pytest.mark.parametrize("path", [p for p in ALL if "DAMAGED" in sidecar(p)], ids=lambda p: p.name)
+def test_damaged_fixtures_raise_parse_error(path):
+    with pytest.raises(ParseError) as err:
+        netperf.parse(decode(path.read_bytes()), path.name)
+    assert err.value.source == path.name and err.value.line is not None
+
+
+@pytest.mark.parametrize("text", [
+    "[  1] local 127.0.0.1 port 5001 connected with 127.0.0.1 port 40000\n"
+    "[ ID] Interval       Transfer     Bandwidth\n[  1] 0.0-10.0 sec  1.10 GBytes   943 Mbits/sec\n",
+    "Connecting to host 127.0.0.1, port 5201\n[  5] local 127.0.0.1 port 4 connected to 127.0.0.1 port 5201\n",
+    '{"start": {"version": "iperf 3.12"}, "end": {}}',
+    "ITGRecv version 2.8.1\nTotal time               =     10.000 s\nAverage delay            =      0.1 s\n",
+])
+def test_does_not_claim_other_tools(text):
+    assert not netperf.detect(text)
+
+
+# ---------------------------------------------------------------- STREAM
+
+
+def test_tcp_stream_ipv4():
+    r = one("tcp_stream_v4")
+    assert (r.test, r.transport, r.ip_version, r.side) == ("TCP_STREAM", "TCP", 4, "sender")
+    assert (r.local_address, r.remote_address) == ("0.0.0.0", "127.0.0.1")
+    assert (r.recv_socket_bytes, r.send_socket_bytes, r.message_size_bytes) == (131072, 16384, 16384)
+    assert r.duration_s == 1.00 and r.throughput_mbps == pytest.approx(13634.66)
+    assert r.cpu_local_pct is None and r.service_demand_local_us_per_kb is None
+
+
+def test_tcp_stream_ipv6_addresses():
+    r = one("tcp_stream_v6")
+    assert (r.ip_version, r.local_address, r.remote_address) == (6, "::", "::1")
+    assert r.throughput_mbps == pytest.approx(13631.21)
+
+
+def test_tcp_stream_cpu_columns():
+    r = one("tcp_stream_cpu")
+    assert r.throughput_mbps == pytest.approx(15129.13)
+    assert (r.cpu_local_pct, r.cpu_remote_pct) == (87.54, 87.54)
+    assert (r.service_demand_local_us_per_kb, r.service_demand_remote_us_per_kb) == (0.948, 0.948)
+
+
+def test_maerts_is_measured_at_the_receiver():
+    r = one("tcp_maerts_cpu_v6")
+    assert (r.test, r.side, r.ip_version) == ("TCP_MAERTS", "receiver", 6)
+    assert r.throughput_mbps == pytest.approx(13462.09)
+    assert (r.cpu_local_pct, r.service_demand_remote_us_per_kb) == (97.98, 1.192)
+
+
+@pytest.mark.parametrize("name, mbps", [
+    ("tcp_stream_f_lower_k", 12672013.63 / 1e3),
+    ("tcp_stream_f_lower_m", 12295.24),
+    ("tcp_stream_f_lower_g", 10.92 * 1e3),
+    ("tcp_stream_f_upper_K", 1596322.46 * 1024 * 8 / 1e6),
+    ("tcp_stream_f_upper_M", 1809.74 * 2**20 * 8 / 1e6),
+    ("tcp_stream_f_upper_G", 1.62 * 2**30 * 8 / 1e6),
+    ("tcp_maerts_f_upper_K_cpu", 1729389.92 * 1024 * 8 / 1e6),  # header says 'KBytes  /s'
+])
+def test_f_units_from_header(name, mbps):
+    assert one(name).throughput_mbps == pytest.approx(mbps)
+
+
+def test_upper_case_f_is_binary_bytes():
+    # -v 2 prints the bytes moved: 1327513600 B in ~1.00 s at 1265.56 MBytes/s
+    r = one("tcp_stream_f_upper_M_v2")
+    assert r.bytes == 1327513600
+    assert r.bytes / 2**20 == pytest.approx(1265.56, rel=2e-3)
+    assert r.throughput_mbps == pytest.approx(1265.56 * 2**20 * 8 / 1e6)
+
+
+def test_v2_stream_bytes():
+    assert one("tcp_stream_v2").bytes == 1656274944
+
+
+# ---------------------------------------------------------------- UDP_STREAM
+
+
+def test_udp_stream_two_sides_and_loss():
+    sender, receiver = load("udp_stream").records
+    assert (sender.side, receiver.side) == ("sender", "receiver")
+    assert (sender.packets_sent, sender.throughput_mbps, sender.message_size_bytes) == (68154, 557.95, 1024)
+    assert (receiver.packets_received, receiver.throughput_mbps) == (39170, 320.67)
+    assert receiver.packets_lost == 68154 - 39170
+    assert receiver.loss_pct == pytest.approx(100 * (68154 - 39170) / 68154)
+    assert sender.loss_pct is None and (sender.record_index, receiver.record_index) == (0, 1)
+    assert sender.send_errors == 0 and receiver.send_errors is None
+
+
+def test_udp_stream_cpu_per_side():
+    sender, receiver = load("udp_stream_cpu_v6").records
+    assert (sender.cpu_local_pct, sender.service_demand_local_us_per_kb) == (100.0, 26.207)
+    assert (receiver.cpu_remote_pct, receiver.service_demand_remote_us_per_kb) == (100.0, 26.207)
+    assert sender.cpu_remote_pct is None and receiver.ip_version == 6
+
+
+def test_udp_stream_bytes_unit():
+    sender, receiver = load("udp_stream_f_upper_M_cpu").records
+    assert sender.throughput_mbps == pytest.approx(158.9 * 2**20 * 8 / 1e6)
+    assert receiver.throughput_mbps == pytest.approx(152.2 * 2**20 * 8 / 1e6)
+
+
+def test_old_banner_udp_nothing_received():
+    sender, receiver = load("old24_udp_stream_nothing_received").records
+    assert (receiver.packets_received, receiver.loss_pct, receiver.throughput_mbps) == (0, 100.0, 0.0)
+    assert sender.remote_address == "192.168.2.125"
+
+
+# ---------------------------------------------------------------- RR
+
+
+def test_tcp_rr_rtt_derived():
+    r = one("tcp_rr")
+    assert (r.test, r.side, r.transactions_per_s) == ("TCP_RR", "both", 53193.44)
+    assert (r.send_socket_bytes, r.recv_socket_bytes, r.message_size_bytes) == (16384, 131072, 1)
+    assert r.rtt_ms == pytest.approx(1000 / 53193.44)
+
+
+def test_rr_cpu_service_demand_per_transaction_not_stored_as_per_kb():
+    r = one("tcp_rr_cpu")
+    assert (r.cpu_local_pct, r.cpu_remote_pct) == (100.0, 100.0)
+    assert r.service_demand_local_us_per_kb is None and r.service_demand_remote_us_per_kb is None
+    # "16384  131072 1       1      1.00    51002.11  100.00 100.00 39.214  39.214"
+    assert (r.service_demand_local_us_per_tr, r.service_demand_remote_us_per_tr) == (39.214, 39.214)
+    assert r.response_size_bytes == 1
+
+
+def test_rr_v2_uses_printed_round_trip_latency():
+    assert one("tcp_rr_v2_cpu").rtt_ms == pytest.approx(63.748 / 1000)
+
+
+def test_no_rtt_with_burst_or_crr():
+    assert one("tcp_rr_burst").rtt_ms is None
+    crr = one("tcp_crr_cpu_v6")
+    assert (crr.test, crr.transactions_per_s, crr.rtt_ms, crr.cpu_remote_pct) == ("TCP_CRR", 7643.19, None, 338.68)
+
+
+def test_udp_rr_ipv6():
+    r = one("udp_rr_v6")
+    assert (r.test, r.transport, r.ip_version, r.transactions_per_s) == ("UDP_RR", "UDP", 6, 50064.10)
+
+
+def test_old_banner_udp_rr_cpu():
+    r = one("old24_udp_rr_cpu")
+    assert (r.test, r.duration_s, r.transactions_per_s, r.cpu_local_pct, r.cpu_remote_pct) == (
+        "UDP_RR", 10.01, 15262.48, 13.90, 16.11)
+
+
+# ---------------------------------------------------------------- -P 0 / -v 0
+
+
+def test_p0_rr_has_no_test_name_and_no_rtt():
+    r = one("tcp_rr_P0_brand")
+    assert (r.test, r.transport, r.transactions_per_s, r.rtt_ms) == (None, None, 35251.48, None)
+    assert "brand (-B): run7" in r.warnings
+
+
+def test_p0_stream_throughput_has_no_unit():
+    r = one("tcp_stream_P0")
+    assert r.throughput_mbps is None and any("19350.46" in w for w in r.warnings)
+    assert (r.message_size_bytes, r.duration_s) == (16384, 1.00)
+
+
+def test_p0_udp_stream_shape_names_the_test():
+    sender, receiver = load("udp_stream_P0_cpu").records
+    assert (sender.test, sender.packets_sent, receiver.packets_received) == ("UDP_STREAM", 175448, 161111)
+
+
+def test_v0_rr_figure_is_transactions():
+    r = one("tcp_rr_v0")
+    assert (r.test, r.transactions_per_s) == ("TCP_RR", 17041.05)
+
+
+def test_v0_stream_figure_not_converted():
+    r = one("tcp_stream_v0_f_upper_K")
+    assert r.throughput_mbps is None and any("1445640.00" in w for w in r.warnings)
+
+
+def test_p0_v0_bare_figure_is_a_parse_error():
+    with pytest.raises(ParseError, match="no test type"):
+        load("tcp_stream_P0_v0")
+
+
+# ---------------------------------------------------------------- confidence
+
+
+def test_confidence_not_achieved():
+    r = one("tcp_stream_conf_cpu")
+    assert (r.confidence_level_pct, r.confidence_achieved) == (99.0, False)
+    assert r.confidence_interval_pct == pytest.approx(48.632 / 2)
+    assert "Desired confidence was not achieved within the specified iterations." in r.warnings
+
+
+def test_confidence_achieved():
+    r = one("udp_rr_conf_achieved")
+    assert (r.confidence_level_pct, r.confidence_achieved, r.confidence_interval_pct) == (95.0, True, None)
+
+
+def test_omni_confidence_from_selectors():
+    r = one("omni_stream_csv_cpu_conf")
+    assert (r.confidence_level_pct, r.confidence_achieved) == (99.0, False)
+    assert r.confidence_interval_pct == pytest.approx(112.665 / 2)
+
+
+# ---------------------------------------------------------------- -D interim
+
+
+def test_interim_rows():
+    result = load("tcp_stream_demo")
+    first, second = result.intervals
+    assert (first.start_s, first.end_s, first.throughput_mbps) == (0.0, 1.441, 11982.11)
+    assert (second.start_s, second.end_s) == (1.441, 2.0)
+
+
+def test_interim_bytes_unit():
+    first = load("tcp_maerts_demo_f_upper_K").intervals[0]
+    assert first.throughput_mbps == pytest.approx(2235434.02 * 1024 * 8 / 1e6)
+
+
+# ---------------------------------------------------------------- omni
+
+
+LATENCY_MS = dict(rtt_min_ms=0.025, rtt_ms=0.09161, latency_p50_ms=0.077, latency_p90_ms=0.113,
+                  latency_p99_ms=0.326, rtt_max_ms=4.111, rtt_sd_ms=0.08424)
+
+
+def test_omni_keyval_latency():
+    r = one("omni_rr_keyval_latency_v6")
+    assert (r.test, r.transport, r.side, r.ip_version, r.transactions_per_s) == ("omni", "TCP", "both", 6, 10902.670)
+    for name, value in LATENCY_MS.items():
+        assert getattr(r, name) == pytest.approx(value), name
+
+
+def test_omni_csv_and_columns_latency():
+    csv_rec, col = one("omni_rr_csv_latency"), one("omni_rr_columns_latency")
+    assert (csv_rec.rtt_min_ms, csv_rec.latency_p99_ms, csv_rec.rtt_max_ms) == pytest.approx((0.023, 0.280, 2.508))
+    assert (col.rtt_ms, col.latency_p50_ms, col.rtt_sd_ms) == pytest.approx((0.0741, 0.072, 0.03972))
+    assert (col.transactions_per_s, col.duration_s, col.message_size_bytes) == (13480.527, 1.00, 1)
+
+
+def test_omni_default_columns_with_wrapped_titles():
+    r = one("omni_default")
+    assert (r.send_socket_bytes, r.recv_socket_bytes, r.message_size_bytes) == (4194304, 1987632, 16384)
+    assert r.throughput_mbps == pytest.approx(13236.66) and r.side == "sender"
+
+
+def test_omni_udp_send_is_receiver_throughput_with_loss():
+    r = one("omni_udp_stream_keyval")
+    assert (r.side, r.throughput_mbps, r.packets_sent, r.packets_received) == ("receiver", 1037.78, 172673, 126694)
+    assert r.loss_pct == pytest.approx(100 * (172673 - 126694) / 172673)
+    assert r.cpu_local_pct is None and r.service_demand_local_us_per_kb is None  # -1.00 = not measured
+
+
+def test_migrated_rr_with_keyval():
+    r = one("tcp_rr_keyval_latency")
+    assert (r.test, r.transactions_per_s, r.rtt_ms, r.rtt_max_ms) == ("TCP_RR", 11702.448, 0.08533, 4.814)
+
+
+def test_omni_without_titles_is_a_parse_error():
+    with pytest.raises(ParseError, match="without their titles"):
+        load("omni_rr_csv_P0")
+
+
+# ---------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("name, words, remote, ipv", [
+    ("error_no_netserver", "establish control: are you sure there is a netserver listening on 127.0.0.1", "127.0.0.1", 4),
+    ("error_no_netserver_v6", "establish control: are you sure there is a netserver listening on ::1", "::1", 6),
+    ("error_v6_host_with_4", "resolve_host: could not resolve host '::1'", None, None),
+    ("error_bad_option", "netperf: invalid option -- 'X'", None, None),
+    ("error_bad_test", "The test you requested (TCP_FOO) is unknown to this netperf.", None, None),
+    ("error_conf_level", "Only 95% and 99% confidence level is supported", None, None),
+    ("error_old24_udp_send_too_long", "udp_send: data send error: Message too long", "192.168.2.125", 4),
+])
+def test_tool_errors_are_failed_runs(name, words, remote, ipv):
+    r = one(name)
+    assert r.status == "failed" and r.error.startswith(words)
+    assert (r.remote_address, r.ip_version) == (remote, ipv)
+    assert "Usage" not in r.error
+
+
+def test_ignored_test_option_is_a_warning():
+    r = one("tcp_stream_ignored_test_option")
+    assert r.status == "ok" and r.throughput_mbps == 10290.75
+    assert "netperf: invalid option -- 'Q'" in r.warnings
+
+
+def test_unknown_banner_names_the_line():
+    text = "MIGRATED SCTP FOO TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 127.0.0.1 () port 0 AF_INET\n"
+    with pytest.raises(ParseError) as err:
+        netperf.parse(text, "x.txt")
+    assert err.value.line == 1 and "SCTP FOO" in err.value.reason
+
+
+# ---------------------------------------------------------------- robustness
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_arbitrary_text_raises_only_parse_error(text):
+    try:
+        netperf.parse(text, "fuzz")
+    except ParseError:
+        pass
+
+
+def _mutations():
+    return st.tuples(st.sampled_from(ALL), st.integers(0, 4000), st.integers(0, 200), st.binary(max_size=20))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_mutations())
+def test_mutated_fixtures_raise_only_parse_error(case):
+    path, at, cut, junk = case
+    data = path.read_bytes()
+    mutated = data[:at] + junk + data[at + cut:]
+    try:
+        # text.decode() itself fails on a truncated UTF-16 BOM (reported); not this parser's job
+        netperf.parse(mutated.decode("utf-8", "replace"), path.name)
+    except ParseError:
+        pass
