@@ -1,16 +1,594 @@
-"""Placeholder until the iperf2 parser lands: recognises nothing."""
+"""iperf 2 (2.0.5 .. 2.1.x) text and ``-y C`` CSV outputs, client and server.
+
+One :class:`RunRecord` per stream's final report (``flow`` = the stream id,
+``"SUM"`` for the ``[SUM]`` aggregate); the other report lines of a stream are
+its :class:`IntervalRecord` rows. A UDP client's own numbers are only the
+offered load: its record carries the relayed ``Server Report`` (side
+``receiver``), and a missing report leaves loss and throughput unknown (None,
+with a warning), never zero. See docs/formats/iperf2.md for every variant.
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
+
 from ..errors import ParseError
-from ..records import ParseResult
+from ..records import IntervalRecord, ParseResult, RunRecord
+from ..units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes
+from .text import clean_lines, to_float
 
 TOOL = "iperf2"
 
+_NUM = r"\d+(?:\.\d+)?"
+_ID = r"^\[\s*(?P<id>\d+|SUM(?:-\d+)?)\s*\]\s*"
+_REPORT = re.compile(
+    _ID + rf"(?P<start>{_NUM})\s*-\s*(?P<end>{_NUM})\s+sec\s+"
+    rf"(?P<size>{_NUM})\s+(?P<size_unit>[KMGT]?Bytes)\s+"
+    rf"(?P<rate>{_NUM})\s+(?P<rate_unit>[KMGT]?(?:bits|Bytes)/sec)(?P<tail>.*)$"
+)
+_OOO = re.compile(_ID + rf"(?P<start>{_NUM})\s*-\s*(?P<end>{_NUM})\s+sec\s+(?P<n>\d+) datagrams received out-of-order$")
+_SENT = re.compile(_ID + r"Sent (?P<n>\d+) datagrams$")
+_SERVER_REPORT = re.compile(_ID + r"Server Report:$")
+_CONNECTED = re.compile(
+    _ID + r"local (?P<local>\S+) port (?P<lport>\d+) connected with (?P<remote>\S+) port (?P<rport>\d+)"
+    r"(?P<rest>.*)$"
+)
+_STARTED = re.compile(r" on (?P<date>\d{4}-\d{2}-\d{2}) (?P<time>\d{2}:\d{2}:\d{2}) \((?P<tz>[^)]+)\)")
+_IGNORED_BRACKETED = re.compile(r"^\[\s*(?:ID|CT)\s*\]|" + _ID + r"MSS size \d+ bytes")
+_ACK_WARNING = re.compile(_ID + r"(?P<msg>WARNING: .*)$")
+
+# Tails after the rate column, one per report layout.
+_TAIL_UDP = re.compile(
+    rf"^\s+(?:(?P<jitter>{_NUM})\s+ms\s+)?(?P<lost>-?\d+)/\s*(?P<total>-?\d+)\s+\((?P<pct>[-+0-9.e]+|-?nan)%\)"
+    rf"(?:\s+(?P<lat_avg>{_NUM})/(?P<lat_min>{_NUM})/(?P<lat_max>{_NUM})/(?P<lat_sd>{_NUM})\s+ms"
+    r"\s+\d+\s+pps\s+\S+\s+pkts\s+\S+)?$"
+)
+_TAIL_TCP_E = re.compile(
+    r"^\s+(?P<writes>\d+)/(?P<errs>\d+)\s+(?P<retry>\d+)"
+    r"(?:\s+(?P<cwnd>\d+)K/(?P<rtt>\d+)(?:\(\d+\))?\s+us(?:\s+\S+)?)?$"
+)
+_TAIL_UDP_E_CLIENT = re.compile(r"^\s+\d+/\d+\s+\d+\s+pps$")
+_TAIL_TCP_E_SERVER = re.compile(r"^\s+\d+=[\d:]+$")
+
+_CLIENT = re.compile(r"^Client connecting to (?P<host>\S+), (?P<transport>TCP|UDP) port \d+")
+_SERVER = re.compile(r"^Server listening on (?P<transport>TCP|UDP) port \d+")
+_DATAGRAMS = re.compile(r"^(?:Sending|Receiving) (?P<n>\d+) byte datagrams")
+_WRITE_BUFFER = re.compile(rf"^Write buffer size:\s*(?P<n>{_NUM})\s*(?P<unit>[KMG]?Byte)\b")
+_VERSION = re.compile(r"^iperf version (?P<v>\S+)")
+_ERROR = re.compile(r"^(?:(?:tcp|udp) )?(?:connect|read|write|recv|send|bind|listen)\w* failed: .+$", re.IGNORECASE)
+_WARNING = re.compile(r"^WARNING: .+$")
+
+_CSV = re.compile(r"^\d{14}(?:\.\d{3})?,")
+_CSV_INTERVAL = re.compile(rf"^(?P<start>{_NUM})-(?P<end>{_NUM})$")
+
+# iperf3 prints these and iperf 2 never does; a file with any of them is not ours.
+_IPERF3_MARKERS = re.compile(
+    r"^iperf Done\.|^Connecting to host |^Accepted connection from |^- - - - -|"
+    r"^Server listening on \d+|\s(?:sender|receiver)\s*$|^\s*\{\s*$|connected to \S+ port \d+"
+)
+_IPERF2_MARKERS = re.compile(
+    r"^Client connecting to \S+, (?:TCP|UDP) port \d+|^Server listening on (?:TCP|UDP) port \d+|"
+    r"^\[\s*(?:\d+|SUM)\s*\] local \S+ port \d+ connected with \S+ port \d+"
+)
+
 
 def detect(text: str) -> bool:
-    return False
+    """True for iperf 2 text or CSV; False as soon as an iperf3 marker shows up,
+    because iperf3 text shares the ``[ ID] Interval`` header with iperf 2."""
+    lines = clean_lines(text)
+    if any(_IPERF3_MARKERS.search(line) for line in lines):
+        return False
+    if any(_IPERF2_MARKERS.search(line) for line in lines):
+        return True
+    data = [line for line in lines if line.strip()]
+    return bool(data) and all(_is_csv_row(line) for line in data)
+
+
+def _is_csv_row(line: str) -> bool:
+    return bool(_CSV.match(line)) and len(line.split(",")) in (9, 14)
 
 
 def parse(text: str, source: str = "<string>") -> ParseResult:
-    raise ParseError(source, 1, "the iperf2 parser is not implemented yet")
+    lines = clean_lines(text)
+    if not any(line.strip() for line in lines):
+        raise ParseError(source, 1, "empty output: nothing to parse")
+    if any(_CSV.match(line) for line in lines):
+        return _CsvParser(lines, source).parse()
+    return _TextParser(lines, source).parse()
+
+
+# ---------------------------------------------------------------- shared model
+
+
+@dataclass
+class _Row:
+    """One report line: an interval or (if it ends the stream) the final."""
+
+    lineno: int
+    start: float
+    end: float
+    bytes: float | None
+    mbps: float | None
+    jitter_ms: float | None = None
+    lost: float | None = None
+    total: float | None = None
+    loss_pct: float | None = None
+    out_of_order: float | None = None
+    retransmits: float | None = None
+    rtt_ms: float | None = None
+    owd: tuple[float, float, float, float] | None = None
+
+
+@dataclass
+class _Stream:
+    """The report lines of one stream id in one session (ids are reused by
+    2.0.x servers, so a server log holds several streams with the same id)."""
+
+    flow: str
+    rows: list[_Row] = field(default_factory=list)
+    local: str | None = None
+    remote: str | None = None
+    started_at: str | None = None
+    sent: float | None = None
+    relayed: _Row | None = None
+    warnings: list[str] = field(default_factory=list)
+    connect_line: int | None = None
+
+    def accepts(self, row: _Row) -> bool:
+        """A line starting at 0 that ends before what we have already seen
+        opens a new session of this id (the final always ends last)."""
+        if not self.rows or row.start != 0:
+            return True
+        return row.end >= max(r.end for r in self.rows)
+
+    def final(self) -> _Row | None:
+        last = self.rows[-1] if self.rows else None
+        return last if last is not None and last.start == 0 else None
+
+
+def _ip_version(address: str | None, warnings: list[str]) -> int | None:
+    """IP family from an address as printed; an IPv4-mapped IPv6 address
+    (``::ffff:127.0.0.1``, an IPv4 client on a ``-V`` server) is IPv4 on the wire."""
+    if not address:
+        return None
+    if address.lower().startswith("::ffff:") and "." in address:
+        warnings.append(f"IPv4-mapped address {address}: the traffic was IPv4 on an IPv6 socket")
+        return 4
+    if ":" in address:
+        return 6
+    if re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address):
+        return 4
+    return None
+
+
+def _strip_device(address: str) -> str:
+    """``127.0.0.1%lo`` (iperf 2.1 -e) -> ``127.0.0.1``."""
+    return address.split("%", 1)[0]
+
+
+# ---------------------------------------------------------------- text
+
+
+class _TextParser:
+    """Walks the cleaned lines once, collecting streams; builds records last."""
+
+    def __init__(self, lines: list[str], source: str):
+        self.lines = lines
+        self.source = source
+        self.role: str | None = None  # "client" | "server"
+        self.transport: str | None = None
+        self.version: str | None = None
+        self.message_size: float | None = None
+        self.enhanced = False
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+        self.streams: list[_Stream] = []
+        self.open: dict[str, _Stream] = {}
+        self.awaiting_report: set[str] = set()
+        self.last_row: dict[str, _Row] = {}
+        self.sum_sent: float | None = None
+        self.udp_seen = False
+
+    def parse(self) -> ParseResult:
+        for lineno, line in enumerate(self.lines, 1):
+            self._line(lineno, line.strip())
+        return self._result()
+
+    # -- line dispatch
+
+    def _line(self, lineno: int, line: str) -> None:
+        if not line:
+            return
+        if line.startswith("["):
+            self._bracketed(lineno, line)
+        else:
+            self._plain(lineno, line)
+
+    def _plain(self, lineno: int, line: str) -> None:
+        if m := _CLIENT.match(line) or _SERVER.match(line):
+            self._header(lineno, "client" if line.startswith("Client") else "server", m["transport"])
+        elif m := _DATAGRAMS.match(line):
+            self.message_size = float(m["n"])
+        elif m := _WRITE_BUFFER.match(line):
+            self.message_size = size_to_bytes(float(m["n"]), m["unit"])
+        elif m := _VERSION.match(line):
+            self.version = m["v"]
+        elif _ERROR.match(line):
+            self.errors.append(line)
+        elif _WARNING.match(line):
+            self.warnings.append(line)
+        # other header lines (window size, TOS, pid, ...) carry nothing we record
+
+    def _header(self, lineno: int, role: str, transport: str) -> None:
+        """-d/-r print a server and a client header in one output: its reports
+        mix both directions, which one record side cannot hold."""
+        if self.role not in (None, role) or self.transport not in (None, transport):
+            raise ParseError(self.source, lineno, "client and server reports in one output (-d/-r dual test): "
+                             "not supported, split the output per direction")
+        self.role, self.transport = role, transport
+
+    def _bracketed(self, lineno: int, line: str) -> None:
+        if m := _REPORT.match(line):
+            self._report(lineno, m)
+        elif m := _CONNECTED.match(line):
+            self._connected(lineno, m)
+        elif m := _OOO.match(line):
+            self._out_of_order(lineno, m)
+        elif m := _SENT.match(line):
+            self._sent(m)
+        elif m := _SERVER_REPORT.match(line):
+            self.awaiting_report.add(m["id"])
+        elif m := _ACK_WARNING.match(line):
+            self._stream_warning(m["id"], m["msg"])
+        elif not _IGNORED_BRACKETED.match(line):
+            raise ParseError(self.source, lineno, f"unrecognised iperf 2 report line {line!r}: expected "
+                             "'[ ID] START-END sec SIZE UNIT RATE UNIT ...', a 'connected with' line, "
+                             "'Sent N datagrams', 'Server Report:' or 'N datagrams received out-of-order'")
+
+    # -- line handlers
+
+    def _connected(self, lineno: int, m: re.Match[str]) -> None:
+        if "(reverse)" in m["rest"] or "(full-duplex)" in m["rest"]:
+            raise ParseError(self.source, lineno, "reverse (-R) or full-duplex test: the data flows the other "
+                             "way or both ways, not supported")
+        flow = m["id"]
+        if "SUM" in self.open and self.open["SUM"].rows:
+            del self.open["SUM"]  # a new connection starts a new session, hence a new [SUM]
+        current = self.open.get(flow)
+        if current is None or current.rows or current.connect_line is not None:
+            current = self._new_stream(flow)
+        current.local, current.remote = _strip_device(m["local"]), _strip_device(m["remote"])
+        current.connect_line = lineno
+        if s := _STARTED.search(m["rest"]):
+            current.started_at = f"{s['date']}T{s['time']}" + ("Z" if s["tz"] == "UTC" else "")
+            if s["tz"] != "UTC":
+                current.warnings.append(f"start time printed in time zone {s['tz']}: started_at has no offset")
+
+    def _new_stream(self, flow: str) -> _Stream:
+        stream = _Stream(flow=_flow_name(flow))
+        self.streams.append(stream)
+        self.open[flow] = stream
+        return stream
+
+    def _report(self, lineno: int, m: re.Match[str]) -> None:
+        row = self._row(lineno, m)
+        flow = m["id"]
+        if flow in self.awaiting_report:
+            self.awaiting_report.discard(flow)
+            self._stream_for(flow, None).relayed = row
+        else:
+            stream = self._stream_for(flow, row)
+            stream.rows.append(row)
+        self.last_row[flow] = row
+
+    def _stream_for(self, flow: str, row: _Row | None) -> _Stream:
+        stream = self.open.get(flow)
+        if stream is None or (row is not None and not stream.accepts(row)):
+            stream = self._new_stream(flow)
+        return stream
+
+    def _row(self, lineno: int, m: re.Match[str]) -> _Row:
+        try:
+            size = size_to_bytes(float(m["size"]), m["size_unit"])
+            mbps = rate_to_mbps(float(m["rate"]), m["rate_unit"])
+        except UnitError as exc:
+            raise ParseError(self.source, lineno, str(exc)) from exc
+        row = _Row(lineno, float(m["start"]), float(m["end"]), size, mbps)
+        self._tail(lineno, m["tail"], row)
+        return row
+
+    def _tail(self, lineno: int, tail: str, row: _Row) -> None:
+        """Columns after the rate: UDP receiver stats, or the -e extras."""
+        if not tail.strip():
+            return
+        if t := _TAIL_UDP.match(tail):
+            self.udp_seen = True
+            self.enhanced = self.enhanced or bool(t["lat_avg"])
+            _udp_columns(t, row)
+        elif t := _TAIL_TCP_E.match(tail):
+            self.enhanced = True
+            row.retransmits = float(t["retry"])
+            row.rtt_ms = float(t["rtt"]) / 1e3 if t["rtt"] else None
+        elif _TAIL_UDP_E_CLIENT.match(tail) or _TAIL_TCP_E_SERVER.match(tail):
+            self.enhanced = True
+        else:
+            raise ParseError(self.source, lineno, f"unrecognised columns after the rate: {tail.strip()!r}")
+
+    def _out_of_order(self, lineno: int, m: re.Match[str]) -> None:
+        row = self.last_row.get(m["id"])
+        if row is None or (row.start, row.end) != (float(m["start"]), float(m["end"])):
+            raise ParseError(self.source, lineno, "out-of-order count without a report line for the same interval")
+        row.out_of_order = float(m["n"])
+
+    def _sent(self, m: re.Match[str]) -> None:
+        if m["id"].startswith("SUM"):
+            self.sum_sent = float(m["n"])
+        elif m["id"] in self.open:
+            self.open[m["id"]].sent = float(m["n"])
+
+    def _stream_warning(self, flow: str, message: str) -> None:
+        target = self.open.get(flow)
+        (target.warnings if target else self.warnings).append(message)
+
+    # -- records
+
+    def _result(self) -> ParseResult:
+        self._settle_transport()
+        records: list[RunRecord] = []
+        intervals: list[IntervalRecord] = []
+        for stream in self.streams:
+            record, rows, row_side = self._record(stream)
+            record.record_index = len(records)
+            records.append(record)
+            intervals += [_interval(r, record.record_index, row_side, stream.flow) for r in rows]
+        if not records:
+            records.append(self._failed_without_stream())
+        _sum_ip_version(records)
+        return ParseResult(tool=TOOL, variant=self._variant(), records=records, intervals=intervals)
+
+    def _settle_transport(self) -> None:
+        """Without a header, UDP shows in the receiver columns or in the
+        client's 'Sent N datagrams'; anything else is TCP."""
+        if self.transport is None:
+            udp = self.udp_seen or any(s.sent is not None or s.relayed for s in self.streams)
+            self.transport = "UDP" if udp else "TCP"
+        if self.role is None and self.udp_seen and not any(s.relayed for s in self.streams):
+            self.role = "server"
+
+    def _variant(self) -> str:
+        role = self.role or "unknown-side"
+        return f"text{'-enhanced' if self.enhanced else ''}-{role}-{self.transport.lower()}"
+
+    def _record(self, stream: _Stream) -> tuple[RunRecord, list[_Row], str | None]:
+        record = self._base_record(stream)
+        final = stream.final()
+        if final is None:
+            self._no_final(stream, record)
+            return record, stream.rows, record.side
+        if self.transport == "UDP" and self.role == "client":
+            self._udp_client(stream, final, record)
+            return record, stream.rows[:-1], "sender"
+        _fill(record, final)
+        return record, stream.rows[:-1], record.side
+
+    def _base_record(self, stream: _Stream) -> RunRecord:
+        warnings = list(self.warnings) + stream.warnings
+        side = {"client": "sender", "server": "receiver"}.get(self.role or "")
+        if side is None:
+            warnings.append("the output has no 'Client connecting'/'Server listening' header: side unknown")
+        return RunRecord(
+            tool=TOOL, tool_version=self.version, transport=self.transport, side=side, flow=stream.flow,
+            ip_version=_ip_version(stream.remote or stream.local, warnings),
+            local_address=stream.local, remote_address=stream.remote,
+            message_size_bytes=self.message_size, started_at=stream.started_at, warnings=warnings,
+        )
+
+    def _no_final(self, stream: _Stream, record: RunRecord) -> None:
+        """A stream without its summary: the tool's own error if it printed
+        one, otherwise the output was cut and we refuse to guess."""
+        if not self.errors:
+            line = stream.rows[-1].lineno if stream.rows else stream.connect_line
+            raise ParseError(self.source, line, f"stream {stream.flow} has no final 0.0-N summary line "
+                             "(output cut short?)")
+        record.status, record.error = "failed", self.errors[0]
+
+    def _udp_client(self, stream: _Stream, own_final: _Row, record: RunRecord) -> None:
+        """The client's own final line is offered load: only the relayed
+        Server Report says what arrived."""
+        record.duration_s = own_final.end - own_final.start
+        if stream.relayed is not None:
+            record.side = "receiver"
+            record.warnings.append("receiver statistics relayed by the server in the client's 'Server Report'")
+            _fill(record, stream.relayed)
+            return
+        record.packets_sent = stream.sent if stream.flow != "SUM" else self.sum_sent
+        record.warnings.append(f"stream {stream.flow}: no Server Report, so throughput, jitter and loss at the "
+                               "receiver are unknown (not zero); the client's own line is only offered load")
+        if self.errors:
+            record.status, record.error = "failed", self.errors[0]
+
+    def _failed_without_stream(self) -> RunRecord:
+        if not self.errors:
+            raise ParseError(self.source, 1, "no iperf 2 report line found (expected '[ ID] START-END sec ...')")
+        side = {"client": "sender", "server": "receiver"}.get(self.role or "")
+        return RunRecord(tool=TOOL, tool_version=self.version, transport=self.transport, side=side,
+                         status="failed", error=self.errors[0], warnings=list(self.warnings))
+
+
+def _flow_name(raw: str) -> str:
+    return "SUM" if raw.startswith("SUM") else raw
+
+
+def _udp_columns(t: re.Match[str], row: _Row) -> None:
+    """Jitter, lost/total (%), and the 2.1 -e latency columns. A total of -1
+    (2.1 client CSV/text with nothing received) means 'not measured'."""
+    total = int(t["total"])
+    if total < 0:
+        return
+    row.jitter_ms = to_float(t["jitter"]) if t["jitter"] else None
+    row.lost, row.total = float(t["lost"]), float(total)
+    row.loss_pct = to_float(t["pct"])
+    if t["lat_avg"]:
+        row.owd = (float(t["lat_avg"]), float(t["lat_min"]), float(t["lat_max"]), float(t["lat_sd"]))
+
+
+def _fill(record: RunRecord, row: _Row) -> None:
+    """Copy a final report line into the record, in canonical units."""
+    record.duration_s = row.end - row.start
+    record.throughput_mbps = row.mbps
+    record.bytes = row.bytes
+    record.jitter_ms = row.jitter_ms
+    record.packets_lost = row.lost
+    record.packets_sent = row.total
+    record.packets_received = row.total - row.lost if row.total is not None and row.lost is not None else None
+    record.loss_pct = row.loss_pct
+    record.packets_out_of_order = row.out_of_order
+    record.retransmits = row.retransmits
+    record.rtt_ms = row.rtt_ms
+    if row.owd is not None:
+        record.owd_ms, record.owd_min_ms, record.owd_max_ms, record.owd_sd_ms = row.owd
+
+
+def _interval(row: _Row, index: int, side: str | None, flow: str) -> IntervalRecord:
+    return IntervalRecord(
+        record_index=index, start_s=row.start, end_s=row.end, side=side, flow=flow,
+        throughput_mbps=row.mbps, bytes=row.bytes, jitter_ms=row.jitter_ms, loss_pct=row.loss_pct,
+        packets_lost=row.lost, packets_total=row.total, retransmits=row.retransmits, rtt_ms=row.rtt_ms,
+    )
+
+
+def _sum_ip_version(records: list[RunRecord]) -> None:
+    """A SUM line has no addresses: it inherits the family its streams share."""
+    families = {r.ip_version for r in records if r.flow != "SUM" and r.ip_version is not None}
+    if len(families) == 1:
+        family = families.pop()
+        for r in records:
+            if r.flow == "SUM" and r.ip_version is None:
+                r.ip_version = family
+
+
+# ---------------------------------------------------------------- CSV (-y C)
+
+
+class _CsvParser:
+    """``-y C`` rows: 9 fields (TCP, or a 2.0.x UDP client's own offered load)
+    or 14 (UDP receiver statistics: jitter, lost, total, %, out-of-order)."""
+
+    def __init__(self, lines: list[str], source: str):
+        self.lines = lines
+        self.source = source
+        self.errors: list[str] = []
+        self.streams: dict[tuple, dict[int, list[_Row]]] = {}
+        self.endpoints: dict[tuple, tuple[str, str]] = {}
+
+    def parse(self) -> ParseResult:
+        for lineno, line in enumerate(self.lines, 1):
+            self._line(lineno, line.strip())
+        records: list[RunRecord] = []
+        intervals: list[IntervalRecord] = []
+        for key, by_width in self.streams.items():
+            record, rows, side = self._record(key, by_width)
+            record.record_index = len(records)
+            records.append(record)
+            intervals += [_interval(r, record.record_index, side, record.flow) for r in rows]
+        if not records:
+            raise ParseError(self.source, 1, "no iperf 2 CSV row found")
+        _sum_ip_version(records)
+        transport = "udp" if any(r.transport == "UDP" for r in records) else "tcp"
+        return ParseResult(tool=TOOL, variant=f"csv-{transport}", records=records, intervals=intervals)
+
+    def _line(self, lineno: int, line: str) -> None:
+        if not line:
+            return
+        if _ERROR.match(line) or _WARNING.match(line):
+            self.errors.append(line)
+            return
+        fields = line.split(",")
+        if not _CSV.match(line) or len(fields) not in (9, 14):
+            raise ParseError(self.source, lineno, f"expected an iperf 2 CSV row of 9 or 14 fields, got {line!r}")
+        self._row(lineno, fields)
+
+    def _row(self, lineno: int, f: list[str]) -> None:
+        interval = _CSV_INTERVAL.match(f[6])
+        numbers = [to_float(x) for x in f[7:]]
+        if interval is None or any(n is None for n in numbers) or to_float(f[5]) is None:
+            raise ParseError(self.source, lineno, f"malformed CSV fields {','.join(f[5:])!r}")
+        row = _Row(lineno, float(interval["start"]), float(interval["end"]),
+                   numbers[0], bits_per_s_to_mbps(numbers[1]))
+        if len(f) == 14:
+            _csv_udp_columns(numbers[2:], row)
+        flow = "SUM" if f[5] == "-1" else f[5]
+        ends = frozenset({(f[1], f[2]), (f[3], f[4])})
+        key = (flow, ends, self._session(flow, ends, row, len(f)))
+        self.streams.setdefault(key, {}).setdefault(len(f), []).append(row)
+        self.endpoints.setdefault(key, (f[1], f[3]))
+
+    def _session(self, flow: str, ends: frozenset, row: _Row, width: int) -> int:
+        """Count sessions of one (id, endpoints) pair so reused ids in a long
+        server log stay apart (same rule as the text parser)."""
+        sessions = [k for k in self.streams if k[0] == flow and k[1] == ends]
+        if not sessions:
+            return 0
+        last = max(s[2] for s in sessions)
+        rows = self.streams[(flow, ends, last)].get(width, [])
+        probe = _Stream(flow=flow, rows=rows)
+        return last if probe.accepts(row) else last + 1
+
+    def _record(self, key: tuple, by_width: dict[int, list[_Row]]) -> tuple[RunRecord, list[_Row], str | None]:
+        flow = key[0]
+        local, remote = self.endpoints[key]
+        warnings: list[str] = []
+        record = RunRecord(tool=TOOL, flow=flow, local_address=local if flow != "SUM" else None,
+                           remote_address=remote if flow != "SUM" else None, warnings=warnings)
+        record.ip_version = _ip_version(local, warnings) if flow != "SUM" else None
+        udp_rows, own_rows = by_width.get(14, []), by_width.get(9, [])
+        if udp_rows:
+            return self._udp_record(record, udp_rows, own_rows)
+        return self._tcp_record(record, own_rows)
+
+    def _tcp_record(self, record: RunRecord, rows: list[_Row]) -> tuple[RunRecord, list[_Row], str | None]:
+        record.transport = "TCP"
+        record.warnings.append("CSV output does not say whether it was printed by the client or the server: "
+                               "side unknown (a 2.0.x UDP client without its server report looks the same)")
+        final = self._final(rows)
+        _fill(record, final)
+        return record, rows[:-1], None
+
+    def _udp_record(self, record: RunRecord, rows: list[_Row], own: list[_Row]) -> tuple[RunRecord, list[_Row], str | None]:
+        record.transport = "UDP"
+        final = self._final(rows)
+        if final.total is None:
+            record.side = "sender"
+            record.duration_s = final.end - final.start
+            record.warnings.append(f"stream {record.flow}: the client's CSV has no server report (total -1), so "
+                                   "throughput, jitter and loss at the receiver are unknown (not zero)")
+            if self.errors:
+                record.status, record.error = "failed", self.errors[0]
+            return record, [_offered(r) for r in rows[:-1]], "sender"
+        record.side = "receiver"
+        _fill(record, final)
+        if own:
+            record.warnings.append("receiver statistics relayed by the server after the client's own CSV row")
+            return record, own[:-1] if own[-1].start == 0 else own, "sender"
+        return record, rows[:-1], "receiver"
+
+    def _final(self, rows: list[_Row]) -> _Row:
+        final = rows[-1]
+        if final.start != 0:
+            raise ParseError(self.source, final.lineno, "CSV stream has no final 0.0-N row (output cut short?)")
+        return final
+
+
+def _csv_udp_columns(numbers: list[float | None], row: _Row) -> None:
+    """jitter_ms, lost, total, %, out-of-order; total -1 = nothing measured."""
+    jitter, lost, total, pct, ooo = numbers
+    if total is None or total < 0:
+        return
+    row.jitter_ms, row.lost, row.total, row.loss_pct, row.out_of_order = jitter, lost, total, pct, ooo
+
+
+def _offered(row: _Row) -> _Row:
+    """A UDP client's own CSV interval: keep the sending rate, drop the
+    zero loss columns it prints without measuring anything."""
+    return _Row(row.lineno, row.start, row.end, row.bytes, row.mbps)
