@@ -1,0 +1,379 @@
+"""iperf3 parser: values checked by hand against the fixture texts.
+
+Fixtures: tests/fixtures/iperf3/ (genuine 3.12 runs made here on loopback,
+genuine public outputs named public_*, hand-damaged copies named damaged_*).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analysis.errors import ParseError
+from analysis.parsers import iperf3, parse_file
+from analysis.parsers.text import decode
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+HERE = FIXTURES / "iperf3"
+ALL = sorted(p for p in HERE.iterdir() if p.suffix != ".cmd")
+GOOD = [p for p in ALL if not p.name.startswith("damaged_")]
+FOREIGN = sorted(
+    p for p in FIXTURES.rglob("*")
+    if p.is_file() and p.suffix != ".cmd" and "iperf3" not in {p.parent.name, *p.parts[-2:-1]}
+    and "foreign_iperf3" not in p.parts
+)
+MiB, GiB = 2.0**20, 2.0**30
+
+
+def load(name: str):
+    return parse_file(HERE / name, name)
+
+
+def rec(result, flow="SUM", side="sender"):
+    [match] = [r for r in result.records if r.flow == flow and r.side == side]
+    return match
+
+
+# ---------------------------------------------------------------- dispatch & detection
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_every_genuine_fixture_is_detected_and_parsed_as_iperf3(path):
+    result = parse_file(path)
+    assert result.tool == "iperf3"
+    assert result.records, path.name
+    assert all(r.tool == "iperf3" for r in result.records)
+    assert [r.record_index for r in result.records] == list(range(len(result.records)))
+
+
+@pytest.mark.parametrize("path", FOREIGN, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_other_tools_outputs_are_not_claimed(path):
+    assert not iperf3.detect(decode(path.read_bytes()))
+
+
+def test_every_fixture_has_a_sidecar():
+    for path in ALL:
+        sidecar = path.with_suffix(".cmd")
+        assert sidecar.exists(), path.name
+        text = sidecar.read_text()
+        assert ("damaged" in text.lower()) == path.name.startswith("damaged_"), path.name
+
+
+# ---------------------------------------------------------------- TCP JSON
+
+
+def test_tcp_json_sender_and_receiver():
+    r = load("tcp_client_json.json")
+    assert r.variant == "json-client"
+    s, v = rec(r), rec(r, side="receiver")
+    assert s.throughput_mbps == pytest.approx(13388.267115131384)
+    assert s.bytes == 1673789440 and s.retransmits == 7 and s.duration_s == pytest.approx(1.000153)
+    assert (s.rtt_ms, s.rtt_min_ms, s.rtt_max_ms) == (pytest.approx(0.201),) * 3
+    assert v.throughput_mbps == pytest.approx(13337.677598259239) and v.bytes == 1672609792
+    assert v.retransmits is None and v.rtt_ms is None
+    assert s.cpu_local_pct == pytest.approx(27.1271736932439)
+    assert s.cpu_remote_pct == pytest.approx(51.915540015230235)
+    assert (s.tool_version, s.transport, s.ip_version, s.test) == ("3.12", "TCP", 4, "forward")
+    assert s.message_size_bytes == 131072 and s.started_at == "Sun, 22 Nov 2026 01:51:33 GMT"
+    [iv] = r.intervals
+    assert (iv.side, iv.flow, iv.retransmits, iv.rtt_ms, iv.omitted) == ("sender", "SUM", 7, 0.201, False)
+    assert iv.record_index == s.record_index
+
+
+def test_tcp6_json_ip_version():
+    s = rec(load("tcp6_json.json"))
+    assert s.ip_version == 6 and s.local_address == "::1"
+
+
+def test_reverse_json_roles_flip_and_remote_rtt_is_not_zero_but_none():
+    r = load("tcp_reverse_json.json")
+    s, v = rec(r), rec(r, side="receiver")
+    assert s.test == "reverse"
+    assert s.throughput_mbps == pytest.approx(15605.585094596132) and s.retransmits == 0
+    assert s.rtt_ms is s.rtt_min_ms is s.rtt_max_ms is None  # printed as 0: the server's tcp_info
+    assert v.throughput_mbps == pytest.approx(15591.857364279072)
+    [iv] = r.intervals
+    assert iv.side == "receiver" and iv.record_index == v.record_index
+
+
+def test_parallel_json_per_stream_and_sum():
+    r = load("tcp_parallel2_json.json")
+    assert sorted({x.flow for x in r.records}) == ["5", "7", "SUM"]
+    assert rec(r).bytes == 1937244160 and rec(r).retransmits == 6
+    assert rec(r, "5").retransmits == 4 and rec(r, "7").rtt_ms == pytest.approx(0.422)
+    total = rec(r)
+    assert total.rtt_ms is None  # no mean of means is invented
+    assert (total.rtt_min_ms, total.rtt_max_ms) == (pytest.approx(0.422), pytest.approx(0.427))
+    assert {(i.flow, i.side) for i in r.intervals} == {("SUM", "sender"), ("5", "sender"), ("7", "sender")}
+
+
+def test_bidir_json_marks_the_reverse_direction():
+    r = load("tcp_bidir_json.json")
+    assert {x.test for x in r.records} == {"bidir"}
+    fwd, back = rec(r), rec(r, "SUM_bidir_reverse")
+    assert fwd.throughput_mbps == pytest.approx(9257.386862496286) and fwd.rtt_ms == pytest.approx(0.718)
+    assert back.throughput_mbps == pytest.approx(7287.216977500192) and back.retransmits == 19
+    assert back.rtt_ms is None  # the reverse stream was sent by the server
+    assert rec(r, "SUM_bidir_reverse", "receiver").bytes == 910557078
+    assert {(i.flow, i.side) for i in r.intervals} == {("SUM", "sender"), ("SUM_bidir_reverse", "receiver")}
+
+
+def test_omitted_intervals_are_flagged():
+    r = load("tcp_omit_json.json")
+    assert [i.omitted for i in r.intervals] == [True, False, False]
+    assert rec(r).duration_s == pytest.approx(2.000162) and rec(r).rtt_ms == pytest.approx(0.087)
+
+
+def test_get_server_output_is_not_double_counted():
+    for name in ("tcp_server_output_json.json", "tcp_server_output_both_json.json", "tcp_server_output.txt"):
+        r = load(name)
+        assert [(x.flow, x.side) for x in r.records] == [("SUM", "sender"), ("SUM", "receiver")], name
+        assert len(r.intervals) == 1, name
+    assert rec(load("tcp_server_output.txt"), side="receiver").throughput_mbps == pytest.approx(8210)
+
+
+def test_concatenated_documents_give_two_runs():
+    r = load("concatenated_two_runs_json.json")
+    assert [x.transport for x in r.records] == ["TCP", "TCP", "UDP", "UDP"]
+    assert "document 2 of 2" in r.records[3].warnings[0]
+    assert r.intervals[1].record_index == 2
+
+
+def test_json_error_is_a_failed_run():
+    [r] = load("error_refused_json.json").records
+    assert (r.status, r.error) == ("failed", "unable to connect to server: Connection refused")
+    assert r.tool_version == "3.12" and r.throughput_mbps is None
+
+
+# ---------------------------------------------------------------- UDP JSON
+
+
+def test_udp_json_jitter_and_loss_from_the_receiver():
+    r = load("udp_loss_json.json")
+    s, v = rec(r), rec(r, side="receiver")
+    assert s.throughput_mbps == pytest.approx(1406.7252729672441) and s.packets_sent == 171740
+    assert s.jitter_ms is None and s.loss_pct is None  # the sender prints 0 for both
+    assert v.throughput_mbps == pytest.approx(601.3658879887396) and v.bytes == 75195392
+    assert v.jitter_ms == pytest.approx(0.0011380090251626915) and v.packets_lost == 98307
+    assert v.packets_received == 171740 - 98307 and v.loss_pct == pytest.approx(57.241760801211136)
+    assert v.packets_out_of_order == 0 and v.message_size_bytes == 1024
+
+
+def test_udp_parallel_json_per_stream_receiver_has_no_invented_rate():
+    r = load("udp_parallel2_json.json")
+    v5 = rec(r, "5", "receiver")
+    assert v5.throughput_mbps is None and v5.jitter_ms == pytest.approx(0.0114226597085393)
+    assert rec(r, "5").throughput_mbps == pytest.approx(9.993300629740804)
+    assert rec(r, side="receiver").packets_received == 2440
+
+
+def test_udp_bidir_json():
+    r = load("udp_bidir_json.json")
+    back = rec(r, "SUM_bidir_reverse", "receiver")
+    assert back.jitter_ms == pytest.approx(0.012166118081004918) and back.packets_received == 1221
+
+
+def test_udp_31_json_has_no_receiver_rate():
+    r = load("public_3.1.3_udp_pscheduler_json.json")
+    s, v = rec(r), rec(r, side="receiver")
+    assert s.tool_version == "3.1.3" and s.throughput_mbps == pytest.approx(1.048481633493)
+    assert s.bytes == 1310720 and s.packets_sent is None
+    assert v.throughput_mbps is None and v.bytes is None  # not copied from the sender
+    assert v.jitter_ms == pytest.approx(2735.461) and v.packets_lost == 0 and v.packets_received == 159
+    assert len(r.intervals) == 10 and {i.side for i in r.intervals} == {"sender"}
+
+
+# ---------------------------------------------------------------- server side
+
+
+def test_server_json_keeps_only_what_the_server_measured():
+    r = load("server_tcp_json.json")
+    assert r.variant == "json-server"
+    [v] = r.records
+    assert v.side == "receiver" and v.bytes == 1747058688
+    assert v.cpu_remote_pct is None and v.cpu_local_pct == pytest.approx(75.21423197698873)
+    assert "not reported" in v.warnings[0]
+    [u] = load("server_udp_json.json").records
+    assert u.side == "receiver" and u.packets_received == 1220
+
+
+def test_server_text_sides():
+    assert [(x.side, round(x.throughput_mbps)) for x in load("server_tcp.txt").records] == [("receiver", 17800)]
+    [s] = load("server_tcp_reverse.txt").records
+    assert (s.side, s.retransmits) == ("sender", 0)
+    r = load("server_tcp_bidir.txt")
+    assert [(x.flow, x.side) for x in r.records] == [("SUM", "receiver"), ("SUM_bidir_reverse", "sender")]
+    assert {i.side for i in r.intervals if i.flow == "SUM"} == {"receiver"}
+
+
+def test_server_log_with_two_sessions():
+    r = parse_file(FIXTURES / "iperf2" / "foreign_iperf3" / "iperf3_server_two_sessions.txt")
+    assert [(x.flow, x.transport) for x in r.records] == [("SUM", "UDP"), ("5", "TCP"), ("7", "TCP"), ("SUM", "TCP")]
+    assert r.records[3].ip_version == 6 and r.records[3].throughput_mbps == pytest.approx(12300)
+
+
+# ---------------------------------------------------------------- text
+
+
+def test_tcp_text_summary_and_interval():
+    r = load("tcp_client.txt")
+    assert r.variant == "text-client"
+    s, v = rec(r), rec(r, side="receiver")
+    assert (s.throughput_mbps, s.bytes, s.retransmits, s.duration_s) == pytest.approx((17800, 2.07 * GiB, 9, 1.0))
+    assert v.throughput_mbps == pytest.approx(17800) and v.retransmits is None
+    assert (s.transport, s.ip_version, s.local_address) == ("TCP", 4, "127.0.0.1")
+    [iv] = r.intervals
+    assert (iv.side, iv.retransmits, iv.record_index) == ("sender", 9, 0)
+
+
+def test_text_reverse_and_ipv6():
+    r = load("tcp_reverse.txt")
+    assert rec(r).test == "reverse" and rec(r).retransmits == 0
+    assert r.intervals[0].side == "receiver"
+    assert rec(load("tcp6.txt"), side="receiver").duration_s == pytest.approx(1.01)
+    assert rec(load("udp6.txt")).ip_version == 6
+
+
+def test_text_parallel_and_bidir_flows():
+    r = load("tcp_parallel2.txt")
+    assert rec(r, "7").retransmits == 1 and rec(r).bytes == pytest.approx(1.98 * GiB)
+    b = load("tcp_bidir_parallel2.txt")
+    assert rec(b, "SUM_bidir_reverse").retransmits == 3
+    assert rec(b, "12_bidir_reverse", "receiver").throughput_mbps == pytest.approx(3880)
+    assert rec(b, "SUM", "receiver").bytes == 730 * MiB
+
+
+def test_text_udp_and_loss():
+    r = load("udp_loss.txt")
+    s, v = rec(r), rec(r, side="receiver")
+    assert (s.throughput_mbps, s.packets_sent, s.jitter_ms) == (pytest.approx(889), 108600, None)
+    assert (v.throughput_mbps, v.jitter_ms, v.packets_lost, v.packets_received, v.loss_pct) == (
+        pytest.approx(354), 0.034, 65390, 108600 - 65390, 60)
+    assert r.intervals[0].packets_total == 108600 and r.intervals[0].side == "sender"
+    rr = load("udp_reverse.txt")
+    assert rr.intervals[0].jitter_ms == 0.171 and rr.intervals[0].side == "receiver"
+
+
+def test_text_timestamps_prefix():
+    r = load("tcp_timestamps.txt")
+    assert rec(r).throughput_mbps == pytest.approx(11000) and rec(r, side="receiver").duration_s == pytest.approx(1.01)
+
+
+def test_text_omitted_interval():
+    assert [i.omitted for i in load("tcp_omit.txt").intervals] == [True, False, False]
+
+
+def test_text_error_is_a_failed_run():
+    [r] = load("error_refused.txt").records
+    assert (r.status, r.error) == ("failed", "unable to connect to server: Connection refused")
+
+
+def test_old_bandwidth_header_tcp():
+    r = load("public_tcp_bandwidth_pscheduler396.txt")
+    assert (rec(r).throughput_mbps, rec(r).retransmits, rec(r).bytes) == pytest.approx((508, 128, 607 * MiB))
+    assert r.intervals[5].retransmits == 123 and len(r.intervals) == 10
+
+
+def test_old_untagged_udp_summary():
+    r = load("public_3.1_udp_issue519.txt")
+    s, v = rec(r), rec(r, side="receiver")
+    assert (s.throughput_mbps, s.packets_sent, s.bytes) == pytest.approx((1.04, 889, 1.24 * MiB))
+    assert (v.throughput_mbps, v.jitter_ms, v.packets_lost, v.packets_received, v.loss_pct) == (
+        None, 0.228, 166, 723, 19)
+    assert r.intervals[0].throughput_mbps == pytest.approx(0.944)
+
+
+# ---------------------------------------------------------------- tolerant JSON and damage
+
+
+@pytest.mark.parametrize("name", ["damaged_crlf_bom_json.json", "damaged_escape_prefix_json.json"])
+def test_transport_damage_parses_like_the_original(name):
+    assert load(name).records == load("tcp_client_json.json").records
+
+
+def test_nan_and_exponent_gap_load():
+    r = load("damaged_nan_exponent_json.json")
+    assert rec(r, side="receiver").loss_pct == pytest.approx(57.241760801211136)  # sum_received untouched
+    assert rec(r).jitter_ms is None
+
+
+@pytest.mark.parametrize("snippet, key, value", [
+    # esnet/iperf#520 (iperf 3.1.2), verbatim
+    ('{"socket":7,"start":0,"end":15.0119,"seconds":15.0119,"bytes":11116296,"bits_per_second":5.924e 06,"omitted":false}',
+     "bits_per_second", 5.924e6),
+    # esnet/iperf#826 (iperf 3.1b3): "lost_percent":\tnan
+    ('{"lost_percent":\tnan,\n"packets": 0}', "lost_percent", None),
+    # esnet/iperf#364 (iperf 3.0.11): -nan
+    ('{"lost_percent":\t-nan,\n"omitted":\tfalse}', "lost_percent", None),
+    ('{"x": "nan inside a string stays", "y": inf}', "x", "nan inside a string stays"),
+])
+def test_tolerant_loader_on_genuine_snippets(snippet, key, value):
+    [(doc, line)] = iperf3.load_json_documents(snippet.split("\n"), "s")
+    assert doc[key] == value and line == 1
+
+
+def test_json_stream_events_are_assembled():
+    # The start event line is verbatim from esnet/iperf#1098 (--json-stream, iperf 3.9+).
+    start = ('{"event":"start","data":{"connected":[{"socket":5,"local_host":"127.0.0.1","local_port":62151,'
+             '"remote_host":"127.0.0.1","remote_port":5201}],"version":"iperf 3.9+","system_info":"<snip>",'
+             '"timestamp":{"time":"Sun, 03 Jan 2021 10:00:43 UTC","timesecs":1609668043},"connecting_to":'
+             '{"host":"127.0.0.1","port":5201},"cookie":"bm5yvcnf4lhitapzhq5cbcnzppdiahy4giue","tcp_mss_default":16332,'
+             '"sock_bufsize":0,"sndbuf_actual":131072,"rcvbuf_actual":131072,"test_start":{"protocol":"TCP",'
+             '"num_streams":1,"blksize":131072,"omit":0,"duration":10,"bytes":0,"blocks":0,"reverse":0,"tos":0}}}')
+    assert iperf3.detect(start)
+    with pytest.raises(ParseError, match="neither sum_sent"):  # a stream cut before its end event
+        iperf3.parse(start + "\n", "s")
+    with pytest.raises(ParseError, match=r"s:2: unknown json-stream event"):
+        iperf3.parse(start + '\n{"event":"bogus","data":{}}\n', "s")
+
+
+def test_truncated_outputs_are_parse_errors_with_lines():
+    with pytest.raises(ParseError) as err:
+        load("damaged_truncated_json.json")
+    assert err.value.line == 60
+    with pytest.raises(ParseError, match="without a summary") as err:
+        load("damaged_truncated.txt")
+    assert err.value.line == 4
+
+
+def test_garbage_after_a_document_names_its_line():
+    text = (HERE / "tcp_client_json.json").read_text() + "oops\n"
+    with pytest.raises(ParseError, match="expected a JSON object") as err:
+        iperf3.parse(text, "x")
+    assert err.value.line == text.count("\n")
+
+
+def test_unknown_data_line_is_an_error():
+    text = (HERE / "tcp_client.txt").read_text().replace("9             sender", "9   ??        sender")
+    with pytest.raises(ParseError, match="unexpected columns"):
+        iperf3.parse(text, "x")
+
+
+# ---------------------------------------------------------------- robustness
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=2000))
+def test_arbitrary_bytes_raise_only_parse_error(data):
+    text = decode(data)
+    try:
+        if iperf3.detect(text):
+            iperf3.parse(text, "fuzz")
+    except ParseError:
+        pass
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(GOOD), st.integers(0, 10_000), st.integers(0, 400), st.text(max_size=30))
+def test_mutated_fixtures_raise_only_parse_error(path, start, length, insert):
+    text = path.read_text(encoding="utf-8")
+    start %= len(text) + 1
+    mutated = text[:start] + insert + text[start + length:]
+    try:
+        if iperf3.detect(mutated):
+            iperf3.parse(mutated, "mutant")
+    except ParseError:
+        pass
