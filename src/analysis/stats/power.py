@@ -34,6 +34,8 @@ def n_per_group(delta: float, sd: float = 1.0, alpha: float = 0.05,
         return power_t(n, delta, sd, alpha) - power
     if gap(2) >= 0:
         return 2.0
+    if gap(MAX_RUNS) < 0:
+        return math.inf  # noise this large hides the change at any practical n
     return float(optimize.brentq(gap, 2, MAX_RUNS, xtol=1e-10))
 
 
@@ -46,6 +48,8 @@ def power_for_change(change_pct: float, cv: float, n_a: int, n_b: int,
 
 
 def runs_needed(change_pct: float, cv: float, alpha: float = 0.05,
-                power: float = 0.8) -> int:
-    """Runs per group to detect change_pct % at coefficient of variation cv (>= 2)."""
-    return math.ceil(n_per_group(change_pct / 100, sd=cv, alpha=alpha, power=power))
+                power: float = 0.8) -> float:
+    """Runs per group to detect change_pct % at coefficient of variation cv
+    (>= 2; inf when more than MAX_RUNS would be needed)."""
+    n = n_per_group(change_pct / 100, sd=cv, alpha=alpha, power=power)
+    return math.ceil(n) if math.isfinite(n) else math.inf

@@ -1,0 +1,210 @@
+"""The figure types of the studies, drawn from the tidy tables in one style.
+
+Colour-blind safe palette, units in every axis label, error bars that say
+what they are (95% CI of the mean; the studies drew SD or nothing), markers
+only at the sizes that were measured, and the data's provenance — campaign,
+and SYNTHETIC when it is — in a caption on every figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from .stats import cell_summaries, t_test  # noqa: E402
+
+PALETTE = "colorblind"
+LABELS = {
+    "throughput_mbps": "Throughput (Mbit/s)",
+    "rtt_ms": "Round-trip time (ms)",
+    "owd_ms": "One-way delay (ms)",
+    "jitter_ms": "Jitter (ms)",
+    "loss_pct": "Packet loss (%)",
+    "cpu_local_pct": "CPU, local (%)",
+    "cpu_remote_pct": "CPU, remote (%)",
+    "transactions_per_s": "Transactions (1/s)",
+    "packet_size_bytes": "Packet size (bytes)",
+    "frame_size_bytes": "Frame size (bytes)",
+    "message_size_bytes": "Message size (bytes)",
+    "ip_version": "IP version",
+}
+
+
+def label(column: str) -> str:
+    """Axis label with its unit, derived from the column name when not listed."""
+    if column in LABELS:
+        return LABELS[column]
+    for suffix, unit in (("_mbps", "Mbit/s"), ("_ms", "ms"), ("_pct", "%"), ("_bytes", "bytes"), ("_s", "s")):
+        if column.endswith(suffix):
+            return f"{column[: -len(suffix)].replace('_', ' ').capitalize()} ({unit})"
+    return column.replace("_", " ").capitalize()
+
+
+def apply_style() -> None:
+    """One style for every figure: readable in print, deterministic SVG."""
+    sns.set_theme(context="paper", style="whitegrid", palette=PALETTE, font_scale=1.1)
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "svg.hashsalt": "netrepro", "figure.autolayout": False})
+
+
+def caption(fig: plt.Figure, campaign: str, synthetic: bool, note: str = "") -> None:
+    """Provenance under the plot: the campaign, SYNTHETIC if it is, and what the bars mean."""
+    text = f"Data: {campaign}" + (" — SYNTHETIC DATA" if synthetic else " (real measurements)")
+    if note:
+        text += f". {note}"
+    fig.text(0.01, 0.005, text, fontsize=8, ha="left", va="bottom", color="0.25", wrap=True)
+    fig.subplots_adjust(bottom=0.2)
+
+
+def _series_label(key, hue: Sequence[str]) -> str:
+    key = key if isinstance(key, tuple) else (key,)
+    return ", ".join(f"IPv{v}" if h == "ip_version" else f"{v}" for h, v in zip(hue, key))
+
+
+def metric_vs_size(runs: pd.DataFrame, metric: str, size: str, hue: Sequence[str], *, campaign: str,
+                   synthetic: bool, ax: plt.Axes | None = None) -> plt.Figure:
+    """A metric against packet/frame size, one line per combination of the
+    ``hue`` factors, error bars = 95% CI of the mean, markers at measured sizes."""
+    hue = list(hue)
+    summary = cell_summaries(runs, metric, by=[*hue, size]).dropna(subset=["mean"])
+    fig, ax = _axes(ax)
+    colours = sns.color_palette(PALETTE, n_colors=max(1, summary.groupby(hue).ngroups))
+    for colour, (key, cell) in zip(colours, summary.groupby(hue, sort=True)):
+        cell = cell.sort_values(size)
+        err = np.vstack([cell["mean"] - cell["ci_low"], cell["ci_high"] - cell["mean"]])
+        ax.errorbar(cell[size], cell["mean"], yerr=np.nan_to_num(err), marker="o", capsize=3,
+                    color=colour, label=_series_label(key, hue))
+    ax.set_xlabel(label(size))
+    ax.set_ylabel(label(metric))
+    ax.set_xticks(sorted(summary[size].unique()))
+    ax.legend(title=" × ".join(label(h) for h in hue), fontsize=8)
+    caption(fig, campaign, synthetic, "Points: mean of runs; error bars: 95% CI of the mean")
+    return fig
+
+
+def grouped_bars(runs: pd.DataFrame, metric: str, x: str, hue: str, *, campaign: str, synthetic: bool) -> plt.Figure:
+    """Mean per group with 95% CI: the studies' tables of mean per OS and IP version."""
+    summary = cell_summaries(runs, metric, by=[x, hue]).dropna(subset=["mean"])
+    fig, ax = _axes(None)
+    xs = sorted(summary[x].unique(), key=str)
+    hues = sorted(summary[hue].unique(), key=str)
+    width = 0.8 / max(1, len(hues))
+    colours = sns.color_palette(PALETTE, n_colors=len(hues))
+    for i, (h, colour) in enumerate(zip(hues, colours)):
+        cell = summary[summary[hue] == h].set_index(x).reindex(xs)
+        pos = np.arange(len(xs)) + (i - (len(hues) - 1) / 2) * width
+        err = np.vstack([cell["mean"] - cell["ci_low"], cell["ci_high"] - cell["mean"]])
+        ax.bar(pos, cell["mean"], width, yerr=np.nan_to_num(err), capsize=3, color=colour,
+               label=_series_label(h, [hue]))
+    ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
+    ax.set_xlabel(label(x))
+    ax.set_ylabel(label(metric))
+    ax.legend(title=label(hue), fontsize=8)
+    caption(fig, campaign, synthetic, "Bars: mean of runs; error bars: 95% CI of the mean")
+    return fig
+
+
+def difference_by_size(runs: pd.DataFrame, metric: str, factor: str, a, b, size: str, *,
+                       campaign: str, synthetic: bool, by: str | None = None) -> plt.Figure:
+    """mean(a) − mean(b) per size with its 95% Welch CI and a zero line:
+    the comparison the studies drew by eye (IPv4 vs IPv6, open vs WPA2)."""
+    rows = []
+    groups = runs.groupby(by) if by else [(None, runs)]
+    for key, part in groups:
+        for s, cell in part.groupby(size):
+            xa, xb = cell.loc[cell[factor] == a, metric].dropna(), cell.loc[cell[factor] == b, metric].dropna()
+            if len(xa) >= 2 and len(xb) >= 2:
+                t = t_test(xa, xb)
+                rows.append({"group": key, size: s, "diff": t.diff, "lo": t.diff_ci_low, "hi": t.diff_ci_high})
+    table = pd.DataFrame(rows)
+    fig, ax = _axes(None)
+    ax.axhline(0, color="0.3", lw=1)
+    if not table.empty:
+        colours = sns.color_palette(PALETTE, n_colors=table["group"].nunique(dropna=False))
+        for colour, (key, cell) in zip(colours, table.groupby("group", dropna=False)):
+            err = np.vstack([cell["diff"] - cell["lo"], cell["hi"] - cell["diff"]])
+            ax.errorbar(cell[size], cell["diff"], yerr=err, marker="o", capsize=3, color=colour,
+                        label=None if key is None or pd.isna(key) else str(key))
+        ax.set_xticks(sorted(table[size].unique()))
+        if by:
+            ax.legend(title=label(by), fontsize=8)
+    ax.set_xlabel(label(size))
+    ax.set_ylabel(f"Δ {label(metric)}: {_series_label(a, [factor])} − {_series_label(b, [factor])}")
+    caption(fig, campaign, synthetic, "Points: difference of means; error bars: 95% Welch CI")
+    return fig
+
+
+def distributions(runs: pd.DataFrame, metric: str, x: str, hue: str | None = None, *, campaign: str,
+                  synthetic: bool) -> plt.Figure:
+    """Every run as a point over a box per cell: what a mean and SD hide."""
+    data = runs.dropna(subset=[metric])
+    fig, ax = _axes(None)
+    sns.boxplot(data=data, x=x, y=metric, hue=hue, ax=ax, fliersize=0, palette=PALETTE if hue else None,
+                color=None if hue else "0.85")
+    sns.stripplot(data=data, x=x, y=metric, hue=hue, dodge=bool(hue), ax=ax, size=3, legend=False,
+                  palette="dark:0.2" if hue else None, color=None if hue else "0.2")
+    ax.set_xlabel(label(x))
+    ax.set_ylabel(label(metric))
+    if hue:
+        ax.legend(title=label(hue), fontsize=8)
+    caption(fig, campaign, synthetic, "Boxes: quartiles; points: individual runs")
+    return fig
+
+
+def interaction_plot(runs: pd.DataFrame, metric: str, x: str, trace: str, *, campaign: str,
+                     synthetic: bool) -> plt.Figure:
+    """Cell means of ``metric`` over ``x``, one line per ``trace`` level:
+    non-parallel lines are what an interaction term measures."""
+    return metric_vs_size(runs, metric, x, [trace], campaign=campaign, synthetic=synthetic)
+
+
+def qq_plot(qq: pd.DataFrame, *, campaign: str, synthetic: bool, title: str = "") -> plt.Figure:
+    """Residual QQ plot from :func:`analysis.stats.qq_data` (columns theoretical, sample)."""
+    fig, ax = _axes(None)
+    ax.scatter(qq["theoretical"], qq["sample"], s=10)
+    lims = [min(qq["theoretical"].min(), qq["sample"].min()), max(qq["theoretical"].max(), qq["sample"].max())]
+    ax.plot(lims, lims, color="0.3", lw=1)
+    ax.set_xlabel("Theoretical quantiles (standard normal)")
+    ax.set_ylabel("Standardised residuals")
+    if title:
+        ax.set_title(title)
+    caption(fig, campaign, synthetic, "A straight line means normal residuals")
+    return fig
+
+
+def allocation_of_variation(anova: pd.DataFrame, *, campaign: str, synthetic: bool, title: str = "") -> plt.Figure:
+    """Share of total variation explained by each factor and interaction
+    (Jain's allocation of variation), from :func:`analysis.stats.factorial_anova`."""
+    shares = anova["share"].sort_values()
+    fig, ax = _axes(None)
+    ax.barh([str(i) for i in shares.index], 100 * shares.to_numpy(), color=sns.color_palette(PALETTE)[0])
+    ax.set_xlabel("Share of total variation (%)")
+    if title:
+        ax.set_title(title)
+    caption(fig, campaign, synthetic, "Sum of squares of each term / total sum of squares")
+    return fig
+
+
+def _axes(ax: plt.Axes | None) -> tuple[plt.Figure, plt.Axes]:
+    if ax is not None:
+        return ax.figure, ax
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    return fig, ax
+
+
+def save(fig: plt.Figure, directory: str | Path, name: str) -> list[Path]:
+    """Write ``name``.png and ``name``.svg (stable names, no timestamps in the files)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / f"{name}.png", directory / f"{name}.svg"]
+    fig.savefig(paths[0], metadata={"Software": None}, bbox_inches="tight")
+    fig.savefig(paths[1], metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    plt.close(fig)
+    return paths

@@ -1,0 +1,56 @@
+"""One row per run: the run's result, from the records its output gave.
+
+A parser returns one record per side and per flow (iperf3 sender and
+receiver sums and streams, D-ITG flows and the TOTAL block, netperf's UDP
+sender and receiver lines). Statistics need one value per run and metric, so
+this picks, for every metric, the side that actually measured it: what the
+receiver got (throughput, jitter, loss, delay) where a receiver reported, the
+sender's figure otherwise (RTT, retransmits), and the aggregate (SUM, TOTAL)
+over the individual flows.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .schema import RUN_DTYPES
+
+AGGREGATE_FLOWS = ("SUM", "TOTAL")
+SIDE_PREFERENCE = ("receiver", "both", "sender")
+IDENTITY = ("tool", "tool_version", "test", "transport", "ip_version", "status", "error", "source_path", "source_sha256")
+
+
+def _aggregate_only(records: pd.DataFrame) -> pd.DataFrame:
+    """Within each file, keep the aggregate rows (SUM/TOTAL) when there are
+    any, else the rows without a flow id, else all rows."""
+    is_agg = records["flow"].isin(AGGREGATE_FLOWS)
+    has_agg = is_agg.groupby(records["source_path"]).transform("any")
+    return records[is_agg | ~has_agg]
+
+
+def one_row_per_run(runs: pd.DataFrame) -> pd.DataFrame:
+    """Collapse the records of each source file into one row per run.
+
+    Factor and ``meta_*`` columns are carried over; each metric is taken from
+    the first side in SIDE_PREFERENCE that reported it; ``sides`` says which
+    sides the file had. Runs that failed keep their error. Raises ValueError
+    if one file holds several runs of the same side (e.g. a server log of
+    several sessions): such files need one run per file in a campaign.
+    """
+    if runs.empty:
+        return runs.copy()
+    records = _aggregate_only(runs)
+    dup = records.duplicated(["source_path", "side", "flow"], keep=False) & records["side"].notna()
+    if dup.any():
+        bad = records.loc[dup, "source_path"].iloc[0]
+        raise ValueError(f"{bad}: several runs of the same side in one file; give each run its own file")
+    metrics = [c for c, d in RUN_DTYPES.items() if d == "float64" or c == "confidence_achieved"]
+    carried = [c for c in runs.columns if c not in RUN_DTYPES]
+    rank = records["side"].map({s: i for i, s in enumerate(SIDE_PREFERENCE)}).fillna(len(SIDE_PREFERENCE))
+    ordered = records.assign(_rank=rank).sort_values(["source_path", "_rank"], kind="stable")
+    grouped = ordered.groupby("source_path", sort=True)
+    out = grouped[[*carried, *[c for c in IDENTITY if c != "source_path"]]].first()
+    out[metrics] = grouped[metrics].first()  # first non-null in preference order
+    out["sides"] = grouped["side"].agg(lambda s: "+".join(sorted(s.dropna().unique())))
+    out["warnings"] = grouped["warnings"].agg(lambda s: "; ".join(w for w in s.dropna().unique() if w))
+    return out.reset_index()
