@@ -209,11 +209,23 @@ def test_yaml_file_with_defaults(tmp_path):
     assert (hyp.alpha, hyp.correction, hyp.source) == (0.01, "bh", "user")
 
 
-def test_demo_file_parses_and_covers_the_four_claim_shapes():
+def test_demo_file_covers_the_four_claim_shapes_and_runs_on_the_demo_campaign():
     from pathlib import Path
-    path = Path(__file__).resolve().parents[2] / "data" / "hypotheses" / "demo.yaml"
+
+    from analysis.campaign import load_campaign
+    from analysis.per_run import one_row_per_run
+
+    root = Path(__file__).resolve().parents[2]
+    path = root / "data" / "hypotheses" / "demo.yaml"
     hyps = {h.id: h for h in load_hypotheses(path)}
     assert hyps["D1"].direction == "greater" and hyps["D1"].holds == "all"
     assert hyps["D2"].holds == "pooled"
     assert hyps["D3"].direction == "equivalent" and hyps["D3"].margin_pct == 20
-    assert hyps["D4"].interaction == "message_size_bytes"
+    assert hyps["D4"].interaction == "packet_size_bytes"
+    runs = one_row_per_run(load_campaign(root / "data" / "raw" / "demo-loopback").runs)
+    table = evaluate_hypotheses(runs, path).set_index("id")
+    # real data: every claim is testable and comes back with its evidence
+    assert set(table.index) == set(hyps)
+    assert (table["verdict"] != "untestable").all(), table["reason"].to_dict()
+    assert table["p"].notna().all() and table["summary"].str.len().gt(0).all()
+    assert table.loc["D1", "cells_tested"] == 3  # three packet sizes
