@@ -109,5 +109,41 @@ def report(
             print(line)
 
 
+@app.command()
+def verdicts(
+    campaign: Annotated[Path, typer.Argument(help="campaign folder with manifest.yaml")],
+    hypotheses: Annotated[Path, typer.Argument(help="hypothesis file (YAML, see docs/statistics.md)")],
+    cells: Annotated[bool, typer.Option("--cells", help="also print the evidence of every cell")] = False,
+    csv_out: Annotated[Optional[Path], typer.Option("--csv", help="write the verdict table to this CSV file")] = None,
+) -> None:
+    """Test every claim of HYPOTHESES on CAMPAIGN and print the verdict table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .campaign import load_campaign
+    from .hypotheses import HypothesisError, evaluate_cells, evaluate_hypotheses
+    from .per_run import one_row_per_run
+
+    try:
+        loaded = load_campaign(campaign)
+        runs = one_row_per_run(loaded.runs)
+        table = evaluate_hypotheses(runs, hypotheses)
+    except (ManifestError, HypothesisError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(2)
+    console = Console(width=160)
+    title = f"{loaded.name}: {hypotheses.name}" + (" [SYNTHETIC DATA]" if loaded.synthetic else "")
+    shown = Table(title=title, show_lines=True)
+    for column in ("id", "verdict", "test", "summary", "reason"):
+        shown.add_column(column, overflow="fold")
+    for row in table.itertuples():
+        shown.add_row(str(row.id), str(row.verdict), str(row.test), str(row.summary), str(row.reason))
+    console.print(shown)
+    if cells:
+        console.print(evaluate_cells(runs, hypotheses)[["id", "cell", "verdict", "summary", "reason"]].to_string(index=False))
+    if csv_out:
+        table.to_csv(csv_out, index=False)
+
+
 if __name__ == "__main__":
     app()

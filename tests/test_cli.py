@@ -1,0 +1,64 @@
+"""The command-line contract: parse prints records, reports FILE:LINE: reason
+for what it cannot read, and exits 1 only after processing every file."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from analysis.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "tests/fixtures"
+runner = CliRunner()
+
+
+def test_parse_prints_json_lines_and_reports_bad_files_after_all(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\nhello, not a benchmark\n")
+    good = FIX / "netperf/tcp_rr.txt"
+    result = runner.invoke(app, ["parse", str(bad), str(good)])
+    assert result.exit_code == 1
+    assert f"{bad}:2: not recognised" in result.stderr
+    (record,) = [json.loads(l) for l in result.stdout.splitlines()]
+    assert record["tool"] == "netperf" and record["test"] == "TCP_RR"
+    assert record["transactions_per_s"] == 53193.44 and record["source_path"] == str(good)
+
+
+def test_parse_csv_and_intervals(tmp_path):
+    path = FIX / "netperf/udp_stream.txt"
+    result = runner.invoke(app, ["parse", "--format", "csv", str(path)])
+    assert result.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["side"] for r in rows] == ["sender", "receiver"]
+    assert float(rows[1]["throughput_mbps"]) == 320.67
+    iperf3 = next(p for p in sorted((FIX / "iperf3").glob("*.json")) if "damaged" not in p.name and "refused" not in p.name)
+    result = runner.invoke(app, ["parse", "--intervals", str(iperf3)])
+    assert result.exit_code == 0
+    rows = [json.loads(l) for l in result.stdout.splitlines()]
+    assert rows and all("start_s" in r and "end_s" in r for r in rows)
+
+
+def test_parse_unknown_format_and_missing_file(tmp_path):
+    assert runner.invoke(app, ["parse", "--format", "xml", str(FIX / "netperf/tcp_rr.txt")]).exit_code == 2
+    result = runner.invoke(app, ["parse", str(tmp_path / "nope.txt")])
+    assert result.exit_code == 1 and "nope.txt:-: cannot read" in result.stderr
+
+
+def test_ingest_and_verdicts_on_the_demo(tmp_path):
+    demo = ROOT / "data/raw/demo-loopback"
+    result = runner.invoke(app, ["ingest", str(demo), "--out", str(tmp_path / "out"), "--strict"])
+    assert result.exit_code == 0, result.output
+    assert "demo-loopback: 180 files: 180 parsed, 0 failed runs, 0 rejected, 0 ignored" in result.stdout
+    assert (tmp_path / "out/runs.parquet").is_file()
+    result = runner.invoke(app, ["verdicts", str(demo), str(ROOT / "data/hypotheses/demo.yaml"), "--csv", str(tmp_path / "v.csv")])
+    assert result.exit_code == 0, result.output
+    assert "D4" in result.stdout and (tmp_path / "v.csv").read_text().startswith("id,")
+
+
+def test_ingest_names_a_broken_manifest(tmp_path):
+    (tmp_path / "manifest.yaml").write_text("campaign: {title: x}\nfiles: {}\n")
+    result = runner.invoke(app, ["ingest", str(tmp_path)])
+    assert result.exit_code == 2 and "campaign.synthetic: Field required" in result.stderr
