@@ -1,24 +1,363 @@
-"""Placeholder until the ditg parser lands: recognises nothing."""
+"""D-ITG outputs as text: ITGDec's summary, its time series and its packet log.
+
+* Summary (``ITGDec LOG``): one block per flow and a TOTAL block with the same
+  labels -> one RunRecord per flow plus flow="TOTAL". Flows that share a flow
+  number (two ITGSend runs into one ITGRecv) stay apart, with a warning.
+* Time series (``-b/-d/-j/-p DT``): a ``Time <flow columns> Aggregate-Flow``
+  table. The file does not say which metric it holds, so the caller names it
+  (``series=``); ``-c DT`` (combined, no header, five columns) needs no name.
+* Packet log (``-l``): one ``Flow>... Seq>...`` line per packet -> a pandas
+  DataFrame in ``ParseResult.packets`` and the records ITGDec would print.
+
+The binary logs themselves are read by :mod:`.ditg_binary`; its functions
+are re-exported here (``detect_binary``, ``parse_binary``).
+"""
 
 from __future__ import annotations
 
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import units
 from ..errors import ParseError
-from ..records import ParseResult
+from ..records import IntervalRecord, ParseResult, RunRecord
+from . import ditg_binary
+from .ditg_binary import detect_binary, parse_binary  # noqa: F401  (the dispatch's binary entry points)
+from .text import clean_lines, to_float
 
 TOOL = "ditg"
+SERIES = {"bitrate": "throughput_mbps", "delay": "delay_ms", "jitter": "jitter_ms", "packetloss": "packets_lost"}
+
+_VERSION = re.compile(r"ITGDec version (?P<version>\d[\w.]*(?: \(r\d+\))?)")
+_BANNER = re.compile(r"\*{5,}\s+TOTAL RESULTS\s+\*{5,}")
+_RULE = re.compile(r"^[|\\/-]?(-{10,}|_{10,})$")
+_FLOW = re.compile(r"^[|\\/-]?Flow number: (?P<id>\d+)$")
+_ENDPOINT = re.compile(r"^[|\\/-]?(?P<dir>From|To)\s+(?P<host>\S+):(?P<port>\d+)$")
+_FIELD = re.compile(r"^[|\\/-]?(?P<label>[A-Z][A-Za-z -]*?)\s*=\s*(?P<value>\S.*)$")
+_DROPPED = re.compile(r"^(?P<n>\d+) \((?P<pct>[\d.]+|-?nan|inf) %\)$")
+_TOOL_ERROR = re.compile(r"^(Error opening log file '.*'|Empty log file|Error reading input file)$")
+_PACKET = re.compile(
+    r"^Flow>(?P<flow>\d+) Seq>\s*(?P<seq>\d+) Src>\s*(?P<src>\S+)/(?P<sport>\d+) "
+    r"Dest>\s*(?P<dst>\S+)/(?P<dport>\d+) txTime>(?P<txh>\d+):(?P<txm>\d+):(?P<txs>[\d.]+) "
+    r"rxTime>(?P<rxh>\d+):(?P<rxm>\d+):(?P<rxs>[\d.]+) Size>\s*(?P<size>\d+)\r?$", re.M)
+_SERIES_HEAD = re.compile(r"^Time(?: \d+-\S+)+ Aggregate-Flow$")
+_NUMBERS = re.compile(r"^\d+\.\d{6}(?: -?\d+\.\d{6})+$")
+
+# label -> (key, unit printed after the value, or None for a bare count)
+_LABELS = {
+    "Total time": ("duration", "s"), "Total packets": ("packets", None),
+    "Minimum delay": ("min", "s"), "Maximum delay": ("max", "s"), "Average delay": ("mean", "s"),
+    "Average jitter": ("jitter", "s"), "Delay standard deviation": ("sd", "s"),
+    "Bytes received": ("bytes", None), "Average bitrate": ("kbps", "Kbit/s"),
+    "Average packet rate": ("pps", "pkt/s"), "Packets dropped": ("dropped", None),
+    "Average loss-burst size": ("burst", "pkt"), "Number of flows": ("flows", None),
+    "Error lines": ("errors", None),
+}
+_REQUIRED = ("duration", "packets", "min", "max", "mean", "jitter", "sd", "bytes", "kbps", "pps", "dropped")
 
 
 def detect(text: str) -> bool:
-    return False
+    head = text[:4000]
+    if _VERSION.search(head) or _BANNER.search(head) or "\nFlow number: " in "\n" + head:
+        return True
+    first = next((l for l in head.splitlines() if l.strip()), "")
+    return bool(_PACKET.match(first) or _SERIES_HEAD.match(first.strip()) or _is_combined(text))
 
 
-def parse(text: str, source: str = "<string>") -> ParseResult:
-    raise ParseError(source, 1, "the ditg parser is not implemented yet")
+def _is_combined(text: str) -> bool:
+    """``ITGDec -c``: only rows of five ``%lf`` numbers, from time 0."""
+    if not text.lstrip().startswith("0.000000 "):
+        return False
+    lines = [l.strip() for l in text.strip().splitlines()]
+    return all(
+        _NUMBERS.match(l) and len(l.split()) == 5 for l in lines)
 
 
-def detect_binary(data: bytes) -> bool:
-    return False
+def parse(text: str, source: str = "<string>", *, meter: str | None = None,
+          series: str | None = None) -> ParseResult:
+    """Parse an ITGDec text output. ``meter="rttm"`` for outputs of ITGSend's
+    log in round-trip mode (delays become ``rtt_*``; the text cannot tell);
+    ``series`` names the metric of a ``-b/-d/-j/-p`` time series."""
+    ditg_binary.check_meter(meter, source)
+    first = next((l for l in text[:4000].splitlines() if l.strip()), "")
+    if _PACKET.match(first):
+        return _parse_packet_log(text, source, meter)
+    if _SERIES_HEAD.match(first.strip()):
+        return _parse_series(clean_lines(text), source, series)
+    if _is_combined(text):
+        return _parse_combined(clean_lines(text), source)
+    return _parse_summary(clean_lines(text), source, meter)
 
 
-def parse_binary(data: bytes, source: str = "<bytes>") -> ParseResult:
-    raise ParseError(source, 1, "the D-ITG binary reader is not implemented yet")
+# --- summary -----------------------------------------------------------------
+
+@dataclass
+class _Block:
+    line: int
+    flow: str
+    fields: dict[str, tuple[float, int]] = field(default_factory=dict)  # key -> (value, line)
+    pct: float | None = None
+    src: tuple[str, int] | None = None
+    dst: tuple[str, int] | None = None
+
+
+class _Summary:
+    """Line-by-line reader of the summary; every line must be one it knows."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.version: str | None = None
+        self.blocks: list[_Block] = []
+        self.total: _Block | None = None
+        self.started = False
+        self.error: str | None = None
+
+    def fail(self, lineno: int, reason: str) -> ParseError:
+        return ParseError(self.source, lineno, reason)
+
+    def feed(self, lineno: int, line: str) -> None:
+        if not line.strip() or _RULE.match(line):
+            return
+        if m := _VERSION.search(line):
+            self.version, self.started = m["version"], True
+        elif line.startswith("Compile-time options:"):
+            self.started = True
+        elif _BANNER.search(line):
+            self.total = _Block(lineno, "TOTAL")
+        elif m := _FLOW.match(line):
+            self._open_flow(lineno, m["id"])
+        elif m := _ENDPOINT.match(line):
+            self._endpoint(lineno, m)
+        elif m := _FIELD.match(line):
+            self._field(lineno, m["label"], m["value"].strip())
+        elif _TOOL_ERROR.match(line.strip()) or line.startswith("error :"):
+            self.error = (self.error + "; " if self.error else "") + line.strip()
+        elif not self.started and "ITGDec" in line:
+            return  # the command line of a pasted session
+        else:
+            raise self.fail(lineno, f"unexpected line in an ITGDec summary: {line.strip()[:80]!r}")
+
+    def _open_flow(self, lineno: int, flow: str) -> None:
+        if self.total is not None:
+            raise self.fail(lineno, "a flow block after the TOTAL RESULTS block")
+        self.blocks.append(_Block(lineno, flow))
+
+    def _endpoint(self, lineno: int, m: re.Match) -> None:
+        block = self._current(lineno)
+        if block is self.total or block.fields:
+            raise self.fail(lineno, f"'{m['dir']}' line outside a flow header")
+        setattr(block, "src" if m["dir"] == "From" else "dst", (m["host"], int(m["port"])))
+
+    def _current(self, lineno: int) -> _Block:
+        if self.total is not None:
+            return self.total
+        if not self.blocks:
+            raise self.fail(lineno, "a summary line before any 'Flow number:' block")
+        return self.blocks[-1]
+
+    def _field(self, lineno: int, label: str, value: str) -> None:
+        if label not in _LABELS:
+            raise self.fail(lineno, f"unknown ITGDec label {label!r}")
+        key, unit = _LABELS[label]
+        block = self._current(lineno)
+        if key in block.fields:
+            raise self.fail(lineno, f"{label!r} twice in one block: a flow header is missing")
+        if key in ("flows", "errors") and block is not self.total:
+            raise self.fail(lineno, f"{label!r} belongs to the TOTAL block")
+        if key == "dropped":
+            m = _DROPPED.match(value)
+            if not m:
+                raise self.fail(lineno, f"expected 'N (P %)' after 'Packets dropped', got {value!r}")
+            block.fields[key], block.pct = (float(m["n"]), lineno), to_float(m["pct"])
+            return
+        block.fields[key] = (self._number(lineno, label, value, unit), lineno)
+
+    def _number(self, lineno: int, label: str, value: str, unit: str | None) -> float:
+        parts = value.split()
+        if (unit is None and len(parts) != 1) or (unit is not None and parts[1:] != [unit]):
+            raise self.fail(lineno, f"expected {label!r} in {unit or 'a bare count'}, got {value!r}")
+        number = float(parts[0]) if parts[0] in ("inf", "nan", "-nan") else to_float(parts[0])
+        if number is None:
+            raise self.fail(lineno, f"{label!r}: {parts[0]!r} is not a number")
+        return number
+
+
+def _parse_summary(lines: list[str], source: str, meter: str | None) -> ParseResult:
+    reader = _Summary(source)
+    for lineno, line in enumerate(lines, 1):
+        reader.feed(lineno, line)
+    if reader.error and not reader.blocks:
+        rec = RunRecord(tool=TOOL, tool_version=reader.version, status="failed", error=reader.error)
+        return ParseResult(TOOL, "summary-error", [rec])
+    _check_complete(reader, source, len(lines))
+    sender = all(b.fields[k][0] == 0 for b in reader.blocks for k in ("min", "max", "mean", "jitter", "sd"))
+    kind = ditg_binary.log_kind(sender, meter)
+    shared = ditg_binary.shared_flow_warnings([(b.flow, b.src[0], b.src[1], b.dst[0], b.dst[1])
+                                               for b in reader.blocks])
+    records = [_summary_record(b, kind, reader.version, i, shared.get(i, []))
+               for i, b in enumerate(reader.blocks + [reader.total])]
+    return ParseResult(TOOL, f"summary-{kind}", records)
+
+
+def _check_complete(reader: _Summary, source: str, nlines: int) -> None:
+    """A cut paste must fail loudly, naming what is missing."""
+    if not reader.blocks and reader.total is None:
+        raise ParseError(source, nlines, "an ITGDec header without any flow block")
+    for block in reader.blocks + ([reader.total] if reader.total else []):
+        missing = [k for k in _REQUIRED + (("flows",) if block is reader.total else ()) if k not in block.fields]
+        if missing:
+            raise ParseError(source, block.line, f"truncated ITGDec block {block.flow}: missing {', '.join(missing)}")
+        if block is not reader.total and (block.src is None or block.dst is None):
+            raise ParseError(source, block.line, f"flow {block.flow} has no 'From'/'To' endpoints")
+    if reader.total is None:
+        raise ParseError(source, nlines, "truncated ITGDec summary: no TOTAL RESULTS block")
+    flows, line = reader.total.fields["flows"]
+    if flows != len(reader.blocks):
+        raise ParseError(source, line, f"TOTAL counts {flows:.0f} flows but {len(reader.blocks)} flow blocks were read")
+
+
+def _summary_record(b: _Block, kind: str, version: str | None, index: int, warnings: list[str]) -> RunRecord:
+    f = {k: v for k, (v, _) in b.fields.items()}
+    rec = RunRecord(tool=TOOL, tool_version=version, flow=b.flow, duration_s=f["duration"], bytes=f["bytes"],
+                    throughput_mbps=units.kbps_to_mbps(f["kbps"]), record_index=index, warnings=list(warnings))
+    ditg_binary.fill_metrics(rec, kind, f["packets"], f["dropped"], None,
+                             (f["mean"], f["min"], f["max"], f["sd"], f["jitter"]))
+    if kind != "sender" and b.pct is not None:
+        rec.loss_pct = b.pct  # as printed: the TOTAL's is ITGDec's own arithmetic
+    if b.src:
+        ditg_binary.set_endpoints(rec, b.src[0], b.dst[0])
+    if f.get("errors"):
+        rec.warnings.append(f"ITGDec skipped {f['errors']:.0f} error lines (records with out-of-range times)")
+    return rec
+
+
+# --- time series -------------------------------------------------------------
+
+def _series_columns(header: str, source: str) -> list[tuple[str, str, str]]:
+    """``1-127.0.0.1-127.0.0.1`` -> (flow id, source, destination)."""
+    cols = []
+    for name in header.split()[1:-1]:
+        parts = name.split("-")
+        if len(parts) != 3 or not parts[0].isdigit():
+            raise ParseError(source, 1, f"time-series column {name!r} is not FLOW-SOURCE-DESTINATION")
+        cols.append((parts[0], parts[1], parts[2]))
+    return cols
+
+
+def _rows(lines: list[str], source: str, start: int, width: int) -> np.ndarray:
+    rows = []
+    for lineno, line in enumerate(lines[start:], start + 1):
+        if not line.strip():
+            continue
+        values = [to_float(t) for t in line.split()]
+        if len(values) != width or any(v is None for v in values):
+            raise ParseError(source, lineno, f"expected {width} numbers per time-series row, got {line.strip()[:80]!r}")
+        rows.append(values)
+    if not rows:
+        raise ParseError(source, start + 1, "a time series without rows")
+    return np.array(rows, dtype=np.float64)
+
+
+def _step(times: np.ndarray, source: str) -> tuple[float, list[str]]:
+    """The interval DT from the time column, which must read 0, DT, 2DT, ..."""
+    if len(times) < 2:
+        return math.nan, ["one row only: the interval length is unknown"]
+    dt = times[1] - times[0]
+    expected = times[0] + dt * np.arange(len(times))
+    if dt <= 0 or np.abs(times - expected).max() > 2e-6:
+        raise ParseError(source, 2, "time column is not evenly spaced: not an ITGDec time series")
+    return float(dt), []
+
+
+def _parse_series(lines: list[str], source: str, series: str | None) -> ParseResult:
+    if series not in SERIES:
+        raise ParseError(source, 1, "an ITGDec -b/-d/-j/-p time series does not say its metric: "
+                         f"pass series= one of {', '.join(SERIES)}")
+    cols = _series_columns(lines[0].strip(), source)
+    table = _rows(lines, source, 1, len(cols) + 2)
+    dt, notes = _step(table[:, 0], source)
+    records = [_series_record(fid, src, dst, notes) for fid, src, dst in cols]
+    shared = ditg_binary.shared_flow_warnings([(fid, src, 0, dst, 0) for fid, src, dst in cols])
+    for i, extra in shared.items():
+        records[i].warnings += extra
+    columns = list(enumerate(cols))
+    if series in ("bitrate", "packetloss"):  # the aggregate of delay/jitter is a sum of means: not kept
+        records.append(_series_record("TOTAL", None, None, notes))
+        columns.append((len(cols), ("TOTAL", None, None)))
+    intervals = [_interval(series, idx, flow[0], t, dt, table[r, 1 + c])
+                 for r, t in enumerate(table[:, 0]) for c, (idx, flow) in enumerate(columns)]
+    for i, rec in enumerate(records):
+        rec.record_index = i
+    return ParseResult(TOOL, f"series-{series}", records, intervals)
+
+
+def _series_record(flow: str, src: str | None, dst: str | None, notes: list[str]) -> RunRecord:
+    rec = RunRecord(tool=TOOL, side="receiver", flow=flow,
+                    warnings=["time series only: the values are in the intervals"] + notes)
+    if src is not None:
+        ditg_binary.set_endpoints(rec, src, dst)
+    return rec
+
+
+def _interval(series: str, index: int, flow: str, t: float, dt: float, value: float) -> IntervalRecord:
+    row = IntervalRecord(record_index=index, start_s=float(t), end_s=float(t + dt), side="receiver", flow=flow)
+    converted = {"bitrate": units.kbps_to_mbps, "delay": units.s_to_ms, "jitter": units.s_to_ms,
+                 "packetloss": float}[series](float(value))
+    setattr(row, SERIES[series], converted)
+    return row
+
+
+def _parse_combined(lines: list[str], source: str) -> ParseResult:
+    """``-c``: time, bitrate (Kbit/s), delay, jitter, packets lost, all summed
+    over flows. Sums of per-flow delays and jitters are no delay: not kept."""
+    table = _rows(lines, source, 0, 5)
+    dt, notes = _step(table[:, 0], source)
+    rec = RunRecord(tool=TOOL, side="receiver", flow="TOTAL", warnings=[
+        "time series only: the values are in the intervals",
+        "ITGDec -c sums delay and jitter over flows: those columns are not kept"] + notes)
+    intervals = [IntervalRecord(record_index=0, start_s=float(t), end_s=float(t + dt), side="receiver",
+                                flow="TOTAL", throughput_mbps=units.kbps_to_mbps(float(kbps)),
+                                packets_lost=float(lost))
+                 for t, kbps, _, _, lost in table]
+    return ParseResult(TOOL, "series-combined", [rec], intervals)
+
+
+# --- packet log ----------------------------------------------------------------
+
+def _parse_packet_log(text: str, source: str, meter: str | None) -> ParseResult:
+    matches = _PACKET.findall(text)
+    expected = len([l for l in text.splitlines() if l.strip()])
+    if len(matches) != expected:
+        _raise_first_bad_packet_line(text, source)
+    cols = list(zip(*matches))
+    flow_ids, seq = np.array(cols[0], dtype=np.int64), np.array(cols[1], dtype=np.int64)
+    src_port, dst_port = np.array(cols[3], dtype=np.int64), np.array(cols[5], dtype=np.int64)
+    tx = ditg_binary.seconds_of_day(np.array(cols[6], dtype=np.int64), np.array(cols[7], dtype=np.int64),
+                                    np.array(cols[8], dtype=np.float64))
+    rx = ditg_binary.seconds_of_day(np.array(cols[9], dtype=np.int64), np.array(cols[10], dtype=np.int64),
+                                    np.array(cols[11], dtype=np.float64))
+    flow, endpoints = _packet_flows(flow_ids, cols[2], src_port, cols[4], dst_port)
+    packets = ditg_binary.Packets(flow, endpoints, seq, np.array(cols[12], dtype=np.int64), tx, rx)
+    summary = ditg_binary.summarize(packets)
+    records = ditg_binary.records_from_summary(summary, meter)
+    kind = ditg_binary.log_kind(summary.sender_log, meter)
+    return ParseResult(TOOL, f"packets-{kind}", records, packets=ditg_binary.packets_frame(packets))
+
+
+def _packet_flows(flow_ids, src, src_port, dst, dst_port) -> tuple[np.ndarray, list]:
+    """Flow index per packet in order of first appearance, keyed like ITGDec."""
+    index: dict[tuple, int] = {}
+    keys = zip(flow_ids.tolist(), src, src_port.tolist(), dst, dst_port.tolist())
+    flow = np.fromiter((index.setdefault(k, len(index)) for k in keys), dtype=np.int64, count=len(flow_ids))
+    return flow, list(index)
+
+
+def _raise_first_bad_packet_line(text: str, source: str) -> None:
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if line.strip() and not _PACKET.match(line):
+            raise ParseError(source, lineno, "expected an ITGDec -l packet line 'Flow>N Seq>N Src>ADDR/PORT "
+                             f"Dest>ADDR/PORT txTime>H:M:S rxTime>H:M:S Size>N', got {line.strip()[:80]!r}")
+    raise ParseError(source, None, "ITGDec -l packet log could not be read")

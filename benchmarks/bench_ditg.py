@@ -1,0 +1,126 @@
+"""D-ITG binary log reader vs ITGDec, on a genuine receiver log of >= 2 million packets.
+
+The log is made once on loopback (ITGRecv -l, then ITGSend runs of UDP flows at
+a high constant rate until the log holds 2 million packets) under
+benchmarks/work/ditg/ (git-ignored) and reused afterwards. Timed, best of 3:
+ITGDec's own summary (stderr, its per-packet spinner, to /dev/null) and our
+reader (the file mmap()ed, then read_records + summarize); the statistics must be identical, line by
+line, and our reader should be >= 3x faster. Also timed: the ``-l`` text
+packet-log reader, on ITGDec -l of the log's first 250,000 packets.
+"""
+
+from __future__ import annotations
+
+import mmap
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from analysis.parsers import ditg, ditg_binary
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "benchmarks/work/ditg"
+LOG = WORK / "bench.recv.log"
+TEXT_LOG = WORK / "bench_head.packets.txt"
+MIN_PACKETS = 2_000_000
+SIGNAL_PORT, DATA_PORT = 29400, 29401
+SCRIPT = "".join(f"-a 127.0.0.1 -Sdp {SIGNAL_PORT} -rp {DATA_PORT + i} -T UDP -C 40000 -c 64 -t 20000\n"
+                 for i in range(3))
+
+
+def packets_in(path: Path) -> int:
+    return path.stat().st_size // ditg_binary.RECORD_SIZE if path.exists() else 0
+
+
+def make_log() -> None:
+    """ITGRecv logs every run into one file; stop it (our PID only) when done."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    LOG.unlink(missing_ok=True)
+    (WORK / "flows.script").write_text(SCRIPT)
+    recv = subprocess.Popen(["timeout", "300", "ITGRecv", "-Sp", str(SIGNAL_PORT), "-l", str(LOG)],
+                            cwd=WORK, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        for _ in range(6):
+            subprocess.run(["timeout", "60", "ITGSend", "flows.script"], cwd=WORK,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            time.sleep(1)
+            if packets_in(LOG) >= MIN_PACKETS:
+                break
+    finally:
+        recv.terminate()
+        recv.wait()
+
+
+def best_of(n: int, fn) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(n):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def itgdec_summary() -> str:
+    out = subprocess.run(["ITGDec", str(LOG)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True, check=True)
+    return out.stdout.split("\n", 2)[2]
+
+
+def mapped_log() -> mmap.mmap:
+    """The log mapped read-only: numpy reads it in place (ITGDec fread()s it)."""
+    flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # fault the pages in at once (Linux)
+    with LOG.open("rb") as f:
+        return mmap.mmap(f.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+
+
+def our_summary() -> str:
+    arr, starts = ditg_binary.read_records(mapped_log(), str(LOG))
+    summary = ditg_binary.summarize(ditg_binary.packets_from_records(arr, starts))
+    return ditg_binary.format_summary(summary)
+
+
+def our_records():
+    return ditg.parse_binary(mapped_log(), str(LOG))
+
+
+def text_log() -> Path:
+    if not TEXT_LOG.exists():
+        head = WORK / "bench_head.recv.log"
+        with LOG.open("rb") as f:
+            head.write_bytes(f.read(250_000 * ditg_binary.RECORD_SIZE))
+        subprocess.run(["ITGDec", str(head), "-l", str(TEXT_LOG)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=True)
+    return TEXT_LOG
+
+
+def main() -> int:
+    if not shutil.which("ITGDec") or not shutil.which("ITGSend"):
+        print("ditg: D-ITG is not installed; benchmark skipped")
+        return 0
+    if packets_in(LOG) < MIN_PACKETS:
+        make_log()
+    n = packets_in(LOG)
+    if n < MIN_PACKETS:
+        print(f"ditg: only {n} packets logged (wanted {MIN_PACKETS}); timing anyway")
+    t_itgdec, reference = best_of(3, itgdec_summary)
+    t_ours, ours = best_of(3, our_summary)
+    t_records, result = best_of(3, our_records)
+    identical = ours == reference
+    flows = len(result.records) - 1
+    print(f"ditg binary reader: {n} packets in {flows} flows, {n / t_ours / 1e6:.2f} Mpkt/s "
+          f"({t_ours:.3f} s, file mapped and read); ITGDec: {n / t_itgdec / 1e6:.2f} Mpkt/s ({t_itgdec:.3f} s); "
+          f"speed-up {t_itgdec / t_ours:.1f}x; statistics identical: {'yes' if identical else 'NO'}")
+    print(f"ditg parse_binary (run records): {n / t_records / 1e6:.2f} Mpkt/s ({t_records:.3f} s)")
+    path = text_log()
+    text = path.read_text()
+    t_text, parsed = best_of(3, lambda: ditg.parse(text, str(path)))
+    rows = len(parsed.packets)
+    print(f"ditg -l text reader: {rows} rows, {rows / t_text / 1e3:.0f} k rows/s ({t_text:.3f} s, text in memory)")
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
