@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.netrepro-installed
 CAMPAIGNS ?= $(wildcard data/raw/*/manifest.yaml)
 
-.PHONY: setup system report test bench collect clean
+.PHONY: setup system report test bench collect notebooks clean
 
 setup: system $(STAMP)
 
@@ -25,6 +25,10 @@ report: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# Re-execute the committed notebooks in place on the bundled data (what nbval checks).
+notebooks: setup
+	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace 0*.ipynb
 
 bench: setup
 	$(BIN)/python benchmarks/run.py

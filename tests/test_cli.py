@@ -53,7 +53,7 @@ def test_ingest_and_verdicts_on_the_demo(tmp_path):
     assert result.exit_code == 0, result.output
     assert "demo-loopback: 180 files: 180 parsed, 0 failed runs, 0 rejected, 0 ignored" in result.stdout
     assert (tmp_path / "out/runs.parquet").is_file()
-    result = runner.invoke(app, ["verdicts", str(demo), str(ROOT / "data/hypotheses/demo.yaml"), "--csv", str(tmp_path / "v.csv")])
+    result = runner.invoke(app, ["verdicts", str(demo), str(ROOT / "data/hypotheses/demo-loopback.yaml"), "--csv", str(tmp_path / "v.csv")])
     assert result.exit_code == 0, result.output
     assert "D4" in result.stdout and (tmp_path / "v.csv").read_text().startswith("id,")
 

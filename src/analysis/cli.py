@@ -92,21 +92,21 @@ def ingest(
 @app.command()
 def report(
     campaigns: Annotated[Optional[list[Path]], typer.Argument(help="campaign folders (default: every data/raw/*/manifest.yaml)")] = None,
+    out: Annotated[Path, typer.Option("--out", help="where the report goes")] = Path("reports"),
 ) -> None:
-    """Ingest the campaigns and print their ingest summaries (the full report builds on this)."""
+    """Rebuild the report headless: run the notebooks with papermill for each campaign, write HTML and an index."""
+    from .pipeline import ReportError, build_report
+
     folders = campaigns or sorted(p.parent for p in DEFAULT_RAW.glob("*/manifest.yaml"))
     if not folders:
         print("no campaigns found under data/raw/", file=sys.stderr)
         raise typer.Exit(1)
-    for folder in folders:
-        try:
-            result = ingest_campaign(folder)
-        except ManifestError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            raise typer.Exit(2)
-        write_outputs(result, processed_dir_for(folder))
-        for line in summary_lines(result):
-            print(line)
+    try:
+        index = build_report(folders, out)
+    except (ReportError, ManifestError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(1)
+    print(f"report: {index}")
 
 
 @app.command()

@@ -51,7 +51,7 @@ def label(column: str) -> str:
 def apply_style() -> None:
     """One style for every figure: readable in print, deterministic SVG."""
     sns.set_theme(context="paper", style="whitegrid", palette=PALETTE, font_scale=1.1)
-    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "svg.hashsalt": "netrepro", "figure.autolayout": False})
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "svg.hashsalt": "netrepro", "figure.autolayout": False})
 
 
 def caption(fig: plt.Figure, campaign: str, synthetic: bool, note: str = "") -> None:
@@ -182,7 +182,7 @@ def qq_plot(qq: pd.DataFrame, *, campaign: str, synthetic: bool, title: str = ""
 def allocation_of_variation(anova: pd.DataFrame, *, campaign: str, synthetic: bool, title: str = "") -> plt.Figure:
     """Share of total variation explained by each factor and interaction
     (Jain's allocation of variation), from :func:`analysis.stats.factorial_anova`."""
-    shares = anova["share"].sort_values()
+    shares = anova.set_index("term")["share"].sort_values()
     fig, ax = _axes(None)
     ax.barh([str(i) for i in shares.index], 100 * shares.to_numpy(), color=sns.color_palette(PALETTE)[0])
     ax.set_xlabel("Share of total variation (%)")

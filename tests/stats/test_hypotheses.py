@@ -216,7 +216,7 @@ def test_demo_file_covers_the_four_claim_shapes_and_runs_on_the_demo_campaign():
     from analysis.per_run import one_row_per_run
 
     root = Path(__file__).resolve().parents[2]
-    path = root / "data" / "hypotheses" / "demo.yaml"
+    path = root / "data" / "hypotheses" / "demo-loopback.yaml"
     hyps = {h.id: h for h in load_hypotheses(path)}
     assert hyps["D1"].direction == "greater" and hyps["D1"].holds == "all"
     assert hyps["D2"].holds == "pooled"

@@ -101,3 +101,9 @@ def test_ratio_of_means_is_welch_on_logs():
 def test_too_few_values_is_an_error():
     with pytest.raises(ValueError, match="at least 2 values"):
         t_test([1.0], [1.0, 2.0])
+
+
+def test_two_constant_groups_give_no_test_instead_of_crashing():
+    # e.g. loss_pct = 0 in every run of both cells
+    res = t_test([0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    assert np.isnan(res.p) and np.isnan(res.df) and res.diff == 0

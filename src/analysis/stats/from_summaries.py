@@ -17,9 +17,10 @@ from .results import Interval, OmnibusTest, TwoGroupTest
 
 
 def _welch_df(va: float, na: int, vb: float, nb: int) -> float:
-    """Welch–Satterthwaite degrees of freedom."""
+    """Welch–Satterthwaite degrees of freedom (NaN when both groups are constant)."""
     qa, qb = va / na, vb / nb
-    return (qa + qb) ** 2 / (qa**2 / (na - 1) + qb**2 / (nb - 1))
+    denom = qa**2 / (na - 1) + qb**2 / (nb - 1)
+    return (qa + qb) ** 2 / denom if denom > 0 else np.nan
 
 
 def welch_from_stats(mean_a: float, sd_a: float, n_a: int,
@@ -35,7 +36,8 @@ def welch_from_stats(mean_a: float, sd_a: float, n_a: int,
         df = _welch_df(va, n_a, vb, n_b)
         se = np.sqrt(va / n_a + vb / n_b)
     diff = mean_a - mean_b
-    t = diff / se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.float64(diff) / se  # two constant groups: no test (NaN), never a crash
     half = stats.t.ppf(0.5 + conf / 2, df) * se
     return TwoGroupTest(
         test="pooled t" if equal_var else "Welch t",

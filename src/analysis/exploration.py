@@ -1,0 +1,96 @@
+"""Exploring a campaign: which metrics it has, cell summaries per tool, and
+whether the results drift with the order the runs were made in."""
+
+from __future__ import annotations
+
+import pandas as pd
+from scipy import stats as sps
+
+from .stats import cell_summaries
+
+METRICS = ("throughput_mbps", "transactions_per_s", "rtt_ms", "owd_ms", "jitter_ms", "loss_pct",
+           "cpu_local_pct", "cpu_remote_pct")
+SIZE_FACTORS = ("packet_size_bytes", "frame_size_bytes", "message_size_bytes")
+
+
+def ok_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    return runs[runs["status"] == "ok"]
+
+
+def metrics_of(runs: pd.DataFrame) -> list[str]:
+    """The canonical metrics this table has values for, in a fixed order."""
+    return [m for m in METRICS if m in runs and runs[m].notna().any()]
+
+
+def size_factor(factors: list[str]) -> str | None:
+    return next((f for f in SIZE_FACTORS if f in factors), None)
+
+
+def summaries_by_tool(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
+    """Cell summaries of every metric each tool reports, per cell of the
+    design factors (long format, one row per tool, cell and metric)."""
+    parts = []
+    by = [f for f in factors if f != "tool"]
+    for tool, part in ok_runs(runs).groupby("tool", sort=True):
+        table = cell_summaries(part, metrics_of(part), by=by)
+        parts.append(table.dropna(subset=["mean"]).assign(tool=tool))
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    return out[["tool", *[c for c in out.columns if c != "tool"]]]
+
+
+def drift(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
+    """Spearman correlation between run order and each run's deviation from
+    its cell mean, per tool and metric: a trend means the testbed changed
+    while the campaign ran (warm-up, thermal, background load)."""
+    if "meta_order" not in runs:
+        return pd.DataFrame(columns=["tool", "metric", "n", "spearman_rho", "p"])
+    rows = []
+    by = [f for f in factors if f != "tool"]
+    for tool, part in ok_runs(runs).groupby("tool", sort=True):
+        for metric in metrics_of(part):
+            data = part.dropna(subset=[metric, "meta_order"])
+            if len(data) < 4 or data[metric].nunique() < 2:
+                continue
+            deviation = data[metric] - data.groupby(by, dropna=False)[metric].transform("mean") if by else data[metric]
+            rho, p = sps.spearmanr(data["meta_order"], deviation)
+            rows.append({"tool": tool, "metric": metric, "n": len(data), "spearman_rho": rho, "p": p})
+    return pd.DataFrame(rows, columns=["tool", "metric", "n", "spearman_rho", "p"])
+
+
+def outliers(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
+    """Runs outside Tukey's fences (1.5 IQR beyond the quartiles) of their
+    cell, per tool and metric: candidates to look at, never to drop silently."""
+    rows = []
+    by = [f for f in factors if f != "tool"]
+    for tool, part in ok_runs(runs).groupby("tool", sort=True):
+        for metric in metrics_of(part):
+            data = part.dropna(subset=[metric])
+            grouped = data.groupby(by, dropna=False)[metric] if by else data.groupby(lambda _: 0)[metric]
+            q1, q3 = grouped.transform(lambda s: s.quantile(0.25)), grouped.transform(lambda s: s.quantile(0.75))
+            iqr = q3 - q1
+            flagged = data[(data[metric] < q1 - 1.5 * iqr) | (data[metric] > q3 + 1.5 * iqr)]
+            for _, r in flagged.iterrows():
+                rows.append({"tool": tool, "metric": metric, "source_path": r["source_path"], "value": r[metric],
+                             **{f: r[f] for f in by}})
+    return pd.DataFrame(rows, columns=["tool", "metric", "source_path", "value", *by])
+
+
+def anova_tables(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
+    """Factorial ANOVA (with Jain's allocation of variation) of every
+    non-constant metric of every tool over the factors that vary for it."""
+    from .stats import factorial_anova
+
+    parts = []
+    for tool, part in ok_runs(runs).groupby("tool", sort=True):
+        for metric in metrics_of(part):
+            data = part.dropna(subset=[metric])
+            design = [f for f in factors if f != "tool" and data[f].nunique() > 1]
+            if data[metric].nunique() < 2 or not design or data.groupby(design).size().min() < 2:
+                continue
+            parts.append(factorial_anova(data, metric, design).assign(tool=tool, metric=metric))
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    return out[["tool", "metric", *[c for c in out.columns if c not in ("tool", "metric")]]]

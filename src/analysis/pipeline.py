@@ -1,0 +1,118 @@
+"""The headless report: run the notebooks in order with papermill for each
+campaign, turn them into one HTML page per campaign (code hidden), and write
+an index that links every campaign, figure and verdict table.
+
+A failing notebook stops the pipeline with the notebook, the cell and the
+error named. Notebooks read the previous step's outputs from disk, so each
+one can also be run alone in JupyterLab.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import papermill as pm
+from nbconvert import HTMLExporter
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK_DIR = ROOT / "notebooks"
+NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")
+HYPOTHESES_DIR = ROOT / "data" / "hypotheses"
+
+
+class ReportError(RuntimeError):
+    """A notebook failed: names the campaign, the notebook, the cell and the error."""
+
+
+@dataclass(frozen=True)
+class CampaignReport:
+    campaign: str
+    html: Path
+    figures: list[Path]
+    tables: list[Path]
+    synthetic: bool
+
+
+def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYPOTHESES_DIR) -> dict[str, str]:
+    """Notebook parameters, as paths relative to the notebooks folder (the
+    kernel's working directory), so no absolute path lands in an output.
+    A campaign's hypothesis file is ``<hypotheses_dir>/<campaign>.yaml``."""
+    hyp = hypotheses_dir / f"{campaign_dir.name}.yaml"
+    rel = lambda p: os.path.relpath(p, NOTEBOOK_DIR)  # noqa: E731
+    return {"campaign": rel(campaign_dir), "out": rel(out_dir), "hypotheses": rel(hyp) if hyp.is_file() else ""}
+
+
+def run_notebook(name: str, params: dict[str, str], executed: Path, campaign: str) -> nbformat.NotebookNode:
+    try:
+        return pm.execute_notebook(
+            str(NOTEBOOK_DIR / f"{name}.ipynb"), str(executed), parameters=params, cwd=str(NOTEBOOK_DIR),
+            kernel_name="python3", progress_bar=False, log_output=False,
+        )
+    except pm.PapermillExecutionError as exc:
+        raise ReportError(f"{campaign}: notebook {name}, cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
+
+
+def to_html(notebooks: list[nbformat.NotebookNode], title: str) -> str:
+    """One HTML page from the executed notebooks, code hidden."""
+    merged = nbformat.v4.new_notebook(metadata=notebooks[0].metadata)
+    for nb in notebooks:
+        merged.cells.extend(c for c in nb.cells if "parameters" not in c.metadata.get("tags", [])
+                            and "injected-parameters" not in c.metadata.get("tags", []))
+    merged.metadata["title"] = title
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    body, _ = exporter.from_notebook_node(merged)
+    return body
+
+
+def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR, echo=print) -> CampaignReport:
+    from .manifest import load_manifest
+
+    synthetic = load_manifest(campaign_dir).campaign.synthetic
+    out_dir = out_root / campaign_dir.name
+    executed_dir = out_dir / "notebooks"
+    executed_dir.mkdir(parents=True, exist_ok=True)
+    params = parameters_for(campaign_dir, out_dir, hypotheses_dir)
+    executed = []
+    for name in NOTEBOOKS:
+        echo(f"  {campaign_dir.name}: {name}")
+        executed.append(run_notebook(name, params, executed_dir / f"{name}.ipynb", campaign_dir.name))
+    title = f"netrepro report: {campaign_dir.name}" + (" (SYNTHETIC DATA)" if synthetic else "")
+    page = out_dir / "report.html"
+    page.write_text(to_html(executed, title))
+    return CampaignReport(campaign_dir.name, page, sorted((out_dir / "figures").glob("*.png")),
+                          sorted((out_dir / "tables").glob("*.csv")), synthetic)
+
+
+def write_index(reports: list[CampaignReport], out_root: Path) -> Path:
+    """reports/index.html: every campaign with links to its report, verdict
+    tables and figures (relative links, so the folder can be moved)."""
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>netrepro reports</title>",
+             "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}li{margin:.2em 0}</style>",
+             "</head><body><h1>netrepro reports</h1>"]
+    for r in reports:
+        rel = lambda p: html.escape(p.relative_to(out_root).as_posix())  # noqa: E731
+        label = " <strong>(SYNTHETIC DATA)</strong>" if r.synthetic else ""
+        parts.append(f"<h2 id='{html.escape(r.campaign)}'>{html.escape(r.campaign)}{label}</h2>")
+        parts.append(f"<p><a href='{rel(r.html)}'>Report</a></p><h3>Tables</h3><ul>")
+        parts += [f"<li><a href='{rel(t)}'>{html.escape(t.name)}</a></li>" for t in r.tables]
+        parts.append("</ul><h3>Figures</h3><ul>")
+        parts += [f"<li><a href='{rel(f)}'>{html.escape(f.stem)}</a></li>" for f in r.figures]
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    index = out_root / "index.html"
+    index.write_text("\n".join(parts) + "\n")
+    return index
+
+
+def build_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR, echo=print) -> Path:
+    """Run the whole pipeline; returns the index page."""
+    out_root.mkdir(parents=True, exist_ok=True)
+    reports = []
+    for i, campaign in enumerate(campaigns, 1):
+        echo(f"[{i}/{len(campaigns)}] {campaign.name}")
+        reports.append(build_campaign(campaign.resolve(), out_root.resolve(), hypotheses_dir.resolve(), echo))
+    return write_index(reports, out_root.resolve())

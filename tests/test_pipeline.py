@@ -1,0 +1,75 @@
+"""The papermill pipeline on a small real campaign, into a temporary folder."""
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from analysis.campaign import load_campaign
+from analysis.hypotheses import evaluate_hypotheses
+from analysis.per_run import one_row_per_run
+from analysis.pipeline import ReportError, build_report
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data/raw/demo-loopback"
+HYPOTHESES = """
+hypotheses:
+  - id: S1
+    statement: "netperf TCP throughput is higher over IPv4 than over IPv6 at every size"
+    metric: throughput_mbps
+    scope: {transport: TCP}
+    compare: {factor: ip_version, levels: [4, 6]}
+    direction: greater
+    per: packet_size_bytes
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The netperf part of the demo (60 real runs) as its own campaign."""
+    tmp = tmp_path_factory.mktemp("pipeline")
+    camp = tmp / "raw" / "small"
+    shutil.copytree(DEMO / "netperf", camp / "netperf")
+    manifest = yaml.safe_load((DEMO / "manifest.yaml").read_text())
+    manifest["files"]["table"] = [e for e in manifest["files"]["table"] if e["path"].startswith("netperf/")]
+    (camp / "manifest.yaml").write_text(yaml.safe_dump(manifest))
+    (tmp / "hyp").mkdir()
+    (tmp / "hyp" / "small.yaml").write_text(HYPOTHESES)
+    index = build_report([camp], tmp / "reports", hypotheses_dir=tmp / "hyp", echo=lambda *_: None)
+    return camp, tmp / "reports", index
+
+
+def test_every_artefact_exists(built):
+    _, out, index = built
+    small = out / "small"
+    assert index == out / "index.html"
+    for name in ("01_ingest", "02_explore", "03_hypotheses", "04_figures"):
+        assert (small / "notebooks" / f"{name}.ipynb").is_file()
+    for table in ("cell_summaries", "outliers", "drift", "verdicts", "verdict_cells", "anova"):
+        assert (small / "tables" / f"{table}.csv").is_file()
+    figures = sorted(p.name for p in (small / "figures").glob("*.png"))
+    assert "netperf_throughput_mbps_vs_packet_size_bytes.png" in figures
+    assert {p.with_suffix(".svg").name for p in (small / "figures").glob("*.png")} <= {p.name for p in (small / "figures").glob("*.svg")}
+    page = (small / "report.html").read_text()
+    assert "Hoefler" in page and "S1" in page and "Real measurements" in page
+    assert "small/report.html" in index.read_text()
+
+
+def test_verdict_table_matches_the_library(built):
+    camp, out, _ = built
+    written = pd.read_csv(out / "small" / "tables" / "verdicts.csv")
+    expected = evaluate_hypotheses(one_row_per_run(load_campaign(camp).runs), out.parent / "hyp" / "small.yaml")
+    assert list(written["id"]) == list(expected["id"]) == ["S1"]
+    assert written.loc[0, "verdict"] == expected.loc[0, "verdict"]
+    assert written.loc[0, "p"] == pytest.approx(expected.loc[0, "p"], rel=1e-9)
+    assert written.loc[0, "summary"] == expected.loc[0, "summary"]
+
+
+def test_a_failing_notebook_names_notebook_cell_and_error(tmp_path):
+    camp = tmp_path / "raw" / "broken"
+    camp.mkdir(parents=True)
+    (camp / "manifest.yaml").write_text("campaign: {title: t, synthetic: false}\nfiles: {templates: ['{run}.txt']}\n")
+    with pytest.raises(ReportError, match=r"broken: notebook 01_ingest, cell \d+: \w+"):
+        build_report([camp], tmp_path / "reports", hypotheses_dir=tmp_path, echo=lambda *_: None)
