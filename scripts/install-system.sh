@@ -5,7 +5,8 @@
 # Idempotent: does nothing when every package is already installed.
 set -euo pipefail
 
-packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool)
+# chromium + chromium-driver: the HTML report is checked in a real headless browser.
+packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool chromium chromium-driver)
 # Debian's own python3 needs python3-venv before `python3 -m venv` works.
 python3 -c "import ensurepip, venv" 2>/dev/null || packages+=(python3-venv python3-pip)
 

@@ -73,3 +73,58 @@ def test_a_failing_notebook_names_notebook_cell_and_error(tmp_path):
     (camp / "manifest.yaml").write_text("campaign: {title: t, synthetic: false}\nfiles: {templates: ['{run}.txt']}\n")
     with pytest.raises(ReportError, match=r"broken: notebook 01_ingest, cell \d+: \w+"):
         build_report([camp], tmp_path / "reports", hypotheses_dir=tmp_path, echo=lambda *_: None)
+
+
+@pytest.fixture()
+def served(built):
+    """The report folder served over HTTP on loopback, stopped after the test."""
+    import functools
+    import http.server
+    import threading
+
+    _, out, _ = built
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    handler.log_message = lambda *a, **k: None
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture()
+def browser():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        pytest.skip("Debian's chromium and chromium-driver are not installed (scripts/install-system.sh installs them)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"):
+        options.add_argument(flag)
+    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def test_report_in_a_real_browser(served, browser):
+    from urllib.request import urlopen
+
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{served}/index.html")
+    assert browser.title == "netrepro reports"
+    links = [a.get_attribute("href") for a in browser.find_elements(By.TAG_NAME, "a")]
+    assert any(l.endswith("small/report.html") for l in links) and any(l.endswith(".png") for l in links)
+    for link in links:  # every link of the index resolves
+        with urlopen(link, timeout=10) as response:
+            assert response.status == 200, link
+    browser.get(next(l for l in links if l.endswith("report.html")))
+    images = browser.find_elements(By.TAG_NAME, "img")
+    assert images, "the report shows its figures"
+    rendered = browser.execute_script("return Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)")
+    assert all(rendered)
+    assert "Hoefler" in browser.find_element(By.TAG_NAME, "body").text
