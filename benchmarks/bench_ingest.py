@@ -43,21 +43,26 @@ def build(n_files: int) -> Path:
     return target
 
 
-def measure(n_files: int) -> tuple[float, int, int]:
+def measure(n_files: int) -> tuple[float, int, int, int]:
+    """Best-of-3 wall time (untraced), then one traced pass for peak memory."""
     campaign = build(n_files)
+    raw_bytes = sum(p.stat().st_size for p in campaign.rglob("*") if p.is_file())
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        result = ingest_campaign(campaign, progress=False)
+        times.append(time.perf_counter() - t0)
+    assert result.counts["rejected"] == 0, result.rejected.head()
     tracemalloc.start()
-    t0 = time.perf_counter()
-    result = ingest_campaign(campaign, progress=False)
-    elapsed = time.perf_counter() - t0
+    ingest_campaign(campaign, progress=False)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert result.counts["rejected"] == 0, result.rejected.head()
-    return elapsed, peak, len(result.runs)
+    return min(times), peak, len(result.runs), raw_bytes
 
 
 if __name__ == "__main__":
     for n in (1_000, 10_000):
-        elapsed, peak, rows = measure(n)
-        print(f"ingest {n:>6} files: {elapsed:6.2f} s, {n / elapsed:7.0f} files/s, {rows} rows, "
-              f"peak traced memory {peak / 2**20:6.1f} MiB ({peak / n / 1024:.1f} KiB/file)"
-              + ("  [target < 20 s: met]" if n == 10_000 and elapsed < 20 else "  [target < 20 s: MISSED]" if n == 10_000 else ""))
+        elapsed, peak, rows, raw = measure(n)
+        verdict = ("  [target < 20 s: met]" if elapsed < 20 else "  [target < 20 s: MISSED]") if n == 10_000 else ""
+        print(f"ingest {n:>6} files ({raw / 2**20:5.1f} MiB raw): {elapsed:6.2f} s, {n / elapsed:6.0f} files/s, "
+              f"{rows} rows; peak traced memory {peak / 2**20:5.1f} MiB = {peak / rows / 1024:.1f} KiB per row{verdict}")

@@ -9,8 +9,9 @@ number of lines so that a ParseError still points at the original line.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[=>()][0-9A-Za-z]?")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\n]*\x07|\x1b[=>()][0-9A-Za-z]?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _QUOTE = re.compile(r"^\s*> ?")
 
@@ -50,17 +51,28 @@ def _strip_carriage_returns(line: str) -> str:
 def clean_lines(text: str) -> list[str]:
     """Return the lines of ``text`` cleaned of terminal and markdown noise,
     one output line per input line (so line numbers are preserved)."""
+    return list(_clean_lines(text))
+
+
+@lru_cache(maxsize=4)
+def _clean_lines(text: str) -> tuple[str, ...]:
+    # Cached: detection and parsing of one output both clean the same text.
     text = text.lstrip("\ufeff")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)  # no escape spans a newline, so lines stay put
+    if "\x00" in text:
+        text = text.replace("\x00", "")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     cleaned = []
-    for raw in lines:
-        line = _ANSI.sub("", raw)
-        line = _strip_carriage_returns(line)
-        line = _apply_backspaces(line)
-        line = line.replace("\x00", "").rstrip()
-        if _FENCE.match(line):
+    for line in lines:
+        if "\r" in line:
+            line = _strip_carriage_returns(line)
+        if "\b" in line:
+            line = _apply_backspaces(line)
+        line = line.rstrip()
+        if line[:1] in ("`", "~", " ", "\t") and _FENCE.match(line):
             line = ""
         cleaned.append(line)
     if cleaned and all(_QUOTE.match(l) or not l for l in cleaned) and any(cleaned):
@@ -68,7 +80,7 @@ def clean_lines(text: str) -> list[str]:
     indent = _common_indent(cleaned)
     if indent:
         cleaned = [l[indent:] if l.strip() else "" for l in cleaned]
-    return cleaned
+    return tuple(cleaned)
 
 
 def _common_indent(lines: list[str]) -> int:
