@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from analysis.cli import app
@@ -62,3 +63,16 @@ def test_ingest_names_a_broken_manifest(tmp_path):
     (tmp_path / "manifest.yaml").write_text("campaign: {title: x}\nfiles: {}\n")
     result = runner.invoke(app, ["ingest", str(tmp_path)])
     assert result.exit_code == 2 and "campaign.synthetic: Field required" in result.stderr
+
+
+def test_parse_hint_says_what_the_output_cannot():
+    path = str(FIX / "ditg/rttm4_send_summary.txt")  # ITGSend's log of a round-trip (-m rttm) run
+    plain = [json.loads(l) for l in runner.invoke(app, ["parse", path]).stdout.splitlines()]
+    hinted = runner.invoke(app, ["parse", "--hint", "ditg.meter=rttm", path])
+    assert hinted.exit_code == 0
+    rows = [json.loads(l) for l in hinted.stdout.splitlines()]
+    assert rows[0]["rtt_ms"] == pytest.approx(0.139) and rows[0]["owd_ms"] is None
+    assert plain[0]["owd_ms"] == pytest.approx(0.139) and plain[0]["rtt_ms"] is None
+    bad = runner.invoke(app, ["parse", "--hint", "ditg.colour=blue", path])
+    assert bad.exit_code == 1 and "parser hint 'colour' is not one the ditg parser takes" in bad.stderr
+    assert runner.invoke(app, ["parse", "--hint", "nonsense", path]).exit_code == 2

@@ -106,3 +106,21 @@ def test_load_campaign_reingests_only_when_raw_files_change(tmp_path):
     changed = load_campaign(camp)
     assert len(changed.runs) < len(first.runs)
     assert changed.report["counts"]["files"] == 179
+
+
+def test_manifest_parser_hints_reach_the_parser(tmp_path):
+    """Round-trip mode cannot be seen in an ITGDec summary: the manifest says it."""
+    camp = tmp_path / "rtt"
+    camp.mkdir()
+    fixture = ROOT / "tests/fixtures/ditg/rttm4_send_summary.txt"
+    shutil.copyfile(fixture, camp / "a.txt")
+    shutil.copyfile(fixture, camp / "b.txt")
+    (camp / "manifest.yaml").write_text(yaml.safe_dump({
+        "campaign": {"title": "rttm", "synthetic": False},
+        "files": {"table": [{"path": "a.txt", "levels": {"run": 1}, "parser_hints": {"ditg": {"meter": "rttm"}}},
+                            {"path": "b.txt", "levels": {"run": 2}}]},
+    }))
+    runs = ingest_campaign(camp, progress=False).runs.set_index(["source_path", "flow"])
+    assert runs.loc[("a.txt", "TOTAL"), "rtt_ms"] == pytest.approx(0.139)
+    assert pd.isna(runs.loc[("a.txt", "TOTAL"), "owd_ms"])
+    assert pd.isna(runs.loc[("b.txt", "TOTAL"), "rtt_ms"])  # without the hint it reads as one-way

@@ -32,17 +32,25 @@ def parse(
     format: Annotated[str, typer.Option("--format", help="jsonl or csv")] = "jsonl",
     intervals: Annotated[bool, typer.Option("--intervals", help="print interval rows instead of run records")] = False,
     packets: Annotated[bool, typer.Option("--packets", help="print per-packet rows (D-ITG logs)")] = False,
+    hint: Annotated[Optional[list[str]], typer.Option("--hint", help="what the output cannot say: TOOL.KEY=VALUE, e.g. ditg.meter=rttm")] = None,
 ) -> None:
     """Print one canonical record per line for each FILE; FILE:LINE: reason on stderr for what cannot be parsed."""
     from .parsers import parse_file
 
     if format not in ("jsonl", "csv"):
         raise typer.BadParameter("use jsonl or csv", param_hint="--format")
+    hints: dict[str, dict[str, str]] = {}
+    for item in hint or []:
+        key, sep, value = item.partition("=")
+        tool, dot, name = key.partition(".")
+        if not (sep and dot and tool and name):
+            raise typer.BadParameter(f"{item!r}: write TOOL.KEY=VALUE", param_hint="--hint")
+        hints.setdefault(tool, {})[name] = value
     failed = False
     writer = None
     for path in files:
         try:
-            result = parse_file(path)
+            result = parse_file(path, hints=hints)
         except ParseError as exc:
             print(str(exc), file=sys.stderr)
             failed = True

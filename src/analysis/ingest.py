@@ -145,7 +145,7 @@ class _FileIngest:
         except Unassigned as exc:
             return FileOutcome(rel, "rejected", reason=str(exc))
         try:
-            result = parse_bytes(data, rel)
+            result = parse_bytes(data, rel, assignment.parser_hints)
         except ParseError as exc:
             return FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None)
         del data

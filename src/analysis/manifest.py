@@ -54,10 +54,14 @@ class FactorSpec(_Strict):
     description: str = ""
 
 
+ParserHints = dict[str, dict[str, str]]
+
+
 class FileEntry(_Strict):
     path: str
     levels: dict[str, int | float | str] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict, description="per-run facts: command, times, exit status, order")
+    parser_hints: ParserHints = Field(default_factory=dict, description="what the output cannot say, e.g. {ditg: {meter: rttm}}")
 
 
 class FilesSpec(_Strict):
@@ -65,6 +69,7 @@ class FilesSpec(_Strict):
     table: list[FileEntry] = Field(default_factory=list)
     constants: dict[str, int | float | str] = Field(default_factory=dict)
     ignore: list[str] = Field(default_factory=list)
+    parser_hints: ParserHints = Field(default_factory=dict, description="hints for every file; a table entry's own win")
 
     @field_validator("templates")
     @classmethod
@@ -112,6 +117,7 @@ class Assignment:
 
     levels: dict[str, Any]
     meta: dict[str, Any]
+    parser_hints: dict[str, dict[str, str]]
 
 
 class Unassigned(Exception):
@@ -155,6 +161,7 @@ class FileMapper:
     def assign(self, rel: str) -> Assignment:
         levels: dict[str, Any] = dict(self.manifest.files.constants)
         meta: dict[str, Any] = {}
+        hints = {tool: dict(h) for tool, h in self.manifest.files.parser_hints.items()}
         matched = False
         for template, regex in self._templates:
             m = regex.fullmatch(rel)
@@ -166,10 +173,12 @@ class FileMapper:
         if entry is not None:
             levels.update(entry.levels)
             meta = dict(entry.meta)
+            for tool, h in entry.parser_hints.items():
+                hints.setdefault(tool, {}).update(h)
             matched = True
         if not matched:
             raise Unassigned("not described by the manifest: no files.templates pattern or files.table entry matches this path")
-        return Assignment(self._typed(levels), meta)
+        return Assignment(self._typed(levels), meta, hints)
 
     def _typed(self, levels: dict[str, Any]) -> dict[str, Any]:
         typed = {}

@@ -11,7 +11,9 @@ receiver logs (``detect_binary`` / ``parse_binary``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from ..errors import ParseError
 from ..records import ParseResult
@@ -21,6 +23,10 @@ from .text import decode
 # Most specific first: iperf3 JSON and D-ITG have unmistakable markers;
 # iperf 2 is last because its text shares headers with iperf3's.
 TEXT_PARSERS = (iperf3, ditg, netperf, iperf2)
+
+Hints = Mapping[str, Mapping[str, Any]]
+# What each parser can be told that its output does not say.
+HINTS: dict[str, tuple[str, ...]] = {"ditg": ("meter", "series")}
 
 __all__ = ["ParseError", "ParseResult", "sniff", "parse_text", "parse_bytes", "parse_file"]
 
@@ -33,24 +39,37 @@ def sniff(text: str) -> str | None:
     return None
 
 
-def parse_text(text: str, source: str = "<string>") -> ParseResult:
+def parse_text(text: str, source: str = "<string>", hints: Hints | None = None) -> ParseResult:
+    """Parse one output. ``hints`` gives a tool's parser what its output
+    cannot say, e.g. ``{"ditg": {"meter": "rttm"}}`` (round-trip mode) or
+    ``{"ditg": {"series": "delay"}}`` (an ITGDec -d time series)."""
     if not text.strip():
         raise ParseError(source, 1, "empty output: nothing to parse")
     for module in TEXT_PARSERS:
         if module.detect(text):
-            return module.parse(text, source)
+            return module.parse(text, source, **_hints_for(module.TOOL, hints, source))
     first = next((i for i, l in enumerate(text.splitlines(), 1) if l.strip()), 1)
     raise ParseError(source, first, "not recognised as an output of netperf, iperf 2, iperf3 or D-ITG")
 
 
-def parse_bytes(data: bytes, source: str = "<bytes>") -> ParseResult:
+def parse_bytes(data: bytes, source: str = "<bytes>", hints: Hints | None = None) -> ParseResult:
     if not data.strip():
         raise ParseError(source, 1, "empty output: nothing to parse")
     if ditg.detect_binary(data):
-        return ditg.parse_binary(data, source)
-    return parse_text(decode(data), source)
+        options = _hints_for(ditg.TOOL, hints, source)
+        return ditg.parse_binary(data, source, **{k: v for k, v in options.items() if k == "meter"})
+    return parse_text(decode(data), source, hints)
 
 
-def parse_file(path: str | Path, source: str | None = None) -> ParseResult:
+def parse_file(path: str | Path, source: str | None = None, hints: Hints | None = None) -> ParseResult:
     path = Path(path)
-    return parse_bytes(path.read_bytes(), source or str(path))
+    return parse_bytes(path.read_bytes(), source or str(path), hints)
+
+
+def _hints_for(tool: str, hints: Hints | None, source: str) -> dict[str, Any]:
+    options = dict((hints or {}).get(tool, {}))
+    allowed = HINTS.get(tool, ())
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ParseError(source, None, f"parser hint {unknown[0]!r} is not one the {tool} parser takes (it takes: {', '.join(allowed) or 'none'})")
+    return options
