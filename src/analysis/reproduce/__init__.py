@@ -1,0 +1,23 @@
+"""Reproduce a study from its published record: one job per module.
+
+- ``lookup``: find a cell's printed mean, SD, difference and runs per point.
+- ``verdicts``: classify each claim (tested / descriptive / untestable) and judge it.
+- ``derived``: recompute every number the text derives from other printed numbers.
+- ``mdd``: the smallest difference each study could have detected.
+- ``tables``: the study's tables rebuilt from the record.
+- ``audit``: the consistency audit (hand-found items + what the evaluator finds).
+- ``study``: all of the above for one study, as its notebook shows it.
+"""
+
+from .audit import audit_table
+from .derived import recompute_derived
+from .lookup import Record, load_record
+from .mdd import mdd_table, minimum_detectable_difference
+from .study import Reproduction, reproduce_study
+from .tables import rebuild_tables
+from .verdicts import CLASSES, evaluate_claims, summary_counts
+
+__all__ = [
+    "CLASSES", "Record", "Reproduction", "reproduce_study", "audit_table", "evaluate_claims", "load_record", "mdd_table",
+    "minimum_detectable_difference", "rebuild_tables", "recompute_derived", "summary_counts",
+]

@@ -1,0 +1,130 @@
+"""Find what a study printed about one cell: mean, SD, a difference, runs per point.
+
+A cell is a set of factor levels (``key``) over the record's columns.  Only
+numbers printed *for that cell* count: an extreme without a size ("44.96 Mbps
+for IPv4") is not the mean at any size, so it never fills a cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..claims import Evidence, load_claims
+from ..published import load_designs, load_published
+
+KEY_COLUMNS = ("testbed", "os", "security", "ip_version", "transport", "size_bytes",
+               "application", "host")
+MEAN_STATS = ("mean", "max", "min")
+DIFF_STATS = ("diff", "max_diff")
+PCT_STATS = ("pct_diff", "max_pct_diff")
+SECURITY_LABELS = {"open": "open system", "WPA2": "WPA2"}
+
+
+@dataclass
+class Record:
+    """One study's published rows, its design and its claims file."""
+
+    study: str
+    rows: pd.DataFrame
+    design: dict
+    claims: object = field(default=None)
+
+    @property
+    def runs_per_point(self) -> int | None:
+        """Runs per point as printed (None when the study does not print it)."""
+        for item in self.design.get("design", []):
+            if item["field"] == "runs_per_point":
+                return item["value"]
+        return None
+
+    def design_value(self, name: str):
+        for item in self.design.get("design", []):
+            if item["field"] == name:
+                return item["value"]
+        return None
+
+
+def load_record(study: str) -> Record:
+    """The published record, design and claims of one study (by file stem)."""
+    return Record(study, load_published(study), load_designs()[study], load_claims(study))
+
+
+def level_label(factor: str, level) -> str:
+    """How the record's ``compared_to`` text names a level (IPv6, open system, ...)."""
+    if factor == "ip_version":
+        return f"IPv{int(level)}"
+    if factor == "security":
+        return SECURITY_LABELS.get(level, str(level))
+    return str(level)
+
+
+def _same(series: pd.Series, value) -> pd.Series:
+    """Column equals value; None matches a missing value (NA or empty text)."""
+    if value is None:
+        return series.isna() | (series.astype(str) == "")
+    if series.dtype.kind in "iuf" or str(series.dtype) == "Int64":
+        return series.astype("Float64").eq(float(value)).fillna(False)
+    return series.astype(str) == str(value)
+
+
+def match(rows: pd.DataFrame, key: dict) -> pd.Series:
+    """Rows whose cell columns equal the key's levels (columns the key omits are free)."""
+    mask = pd.Series(True, index=rows.index)
+    for column, value in key.items():
+        if column == "snippet_contains":
+            mask &= rows["snippet"].str.contains(str(value), regex=False)
+        else:
+            mask &= _same(rows[column], value)
+    return mask
+
+
+def cell_rows(rows: pd.DataFrame, metric: str, key: dict, statistics) -> pd.DataFrame:
+    """The cell's rows with one of ``statistics`` (size always part of the key)."""
+    key = {"size_bytes": None, **key}
+    found = rows[match(rows, key) & (rows["metric"] == metric) & rows["statistic"].isin(statistics)]
+    if key["size_bytes"] is None:  # an extreme over sizes is no cell's mean
+        found = found[~found["statistic"].isin(("max", "min"))]
+    return found
+
+
+def single_value(found: pd.DataFrame) -> tuple[float | None, str]:
+    """The printed value, and a note when the text prints it twice differently."""
+    if found.empty:
+        return None, ""
+    values = sorted(set(found["value"]))
+    note = "" if len(values) == 1 else f"printed differently: {', '.join(f'{v:g}' for v in values)}"
+    return float(found["value"].iloc[0]), note
+
+
+def printed_difference(rows: pd.DataFrame, metric: str, factor: str, key_a: dict, key_b: dict,
+                       statistics) -> tuple[float | None, pd.Series | None]:
+    """Signed a − b from a printed difference whose ``compared_to`` names the other level.
+
+    The record stores differences on the larger operand's cell, so a row on
+    cell a compared to b reads +value, a row on cell b compared to a −value.
+    """
+    for key, other, sign in ((key_a, key_b, 1), (key_b, key_a, -1)):
+        found = cell_rows(rows, metric, key, statistics)
+        found = found[found["compared_to"].str.startswith(level_label(factor, other[factor]))]
+        if not found.empty:
+            return sign * float(found["value"].iloc[0]), found.iloc[0]
+    return None, None
+
+
+def evidence_row(rows: pd.DataFrame, evidence: Evidence) -> pd.Series:
+    """The one record row an explicit evidence entry names (error if not exactly one)."""
+    found = rows[match(rows, evidence.where)]
+    if len(found) != 1:
+        raise LookupError(f"evidence {evidence.where} selects {len(found)} rows, expected 1")
+    return found.iloc[0]
+
+
+def operand_value(rows: pd.DataFrame, where: dict) -> float:
+    """A derived number's operand: the value of the rows ``where`` selects (all equal)."""
+    found = rows[match(rows, where)]
+    values = set(found["value"])
+    if len(values) != 1:
+        raise LookupError(f"operand {where} selects values {sorted(values)}, expected one value")
+    return float(values.pop())

@@ -1,0 +1,65 @@
+"""Everything one study's notebook shows, computed once and written to its report folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..artefacts import save_table
+from .audit import audit_table
+from .derived import recompute_derived
+from .lookup import Record, load_record
+from .mdd import mdd_summary, mdd_table
+from .tables import rebuild_tables
+from .verdicts import evaluate_claims, summary_counts
+
+
+@dataclass
+class Reproduction:
+    record: Record
+    verdicts: pd.DataFrame
+    cells: pd.DataFrame
+    derived: pd.DataFrame
+    mdd: pd.DataFrame
+    audit: pd.DataFrame
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    @property
+    def study(self) -> str:
+        return self.record.study
+
+    def design(self) -> pd.DataFrame:
+        """The design as printed (designs.yaml), one row per item."""
+        items = self.record.design.get("design", [])
+        return pd.DataFrame([{"field": i["field"], "value": i["value"], "snippet": i["snippet"]} for i in items])
+
+    def counts(self) -> dict:
+        """The overview numbers of this study."""
+        return {"study": self.study, "numbers": len(self.record.rows), "tables": len(self.tables),
+                "figures": len(self.record.claims.figures), **summary_counts(self.verdicts),
+                "derived": len(self.derived),
+                "derived_reproduced": int((self.derived["status"] == "reproduced").sum()),
+                "inconsistencies": len(self.audit)}
+
+    def mdd_text(self) -> str:
+        return mdd_summary(self.record)
+
+    def judged_cells(self) -> pd.DataFrame:
+        """The cells that carry printed evidence (tested or descriptive)."""
+        return self.cells[self.cells["class"].isin(["tested", "descriptive"])].reset_index(drop=True)
+
+    def write(self, out: str | Path) -> None:
+        """CSV tables under ``out/tables`` (stable names; figures go in out/figures)."""
+        for name in ("verdicts", "cells", "derived", "mdd", "audit"):
+            save_table(getattr(self, name), out, name)
+
+
+def reproduce_study(study: str) -> Reproduction:
+    """Load the record and claims of ``study`` and run every reproduction step."""
+    record = load_record(study)
+    verdicts, cells = evaluate_claims(record)
+    derived = recompute_derived(record)
+    return Reproduction(record, verdicts, cells, derived, mdd_table(record, cells),
+                        audit_table(record, verdicts, cells, derived), rebuild_tables(record))

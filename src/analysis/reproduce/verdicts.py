@@ -1,0 +1,290 @@
+"""Classify and judge each published claim from the printed numbers alone.
+
+Per cell of a claim (one combination of its ``per`` factors):
+
+- *tested*: the difference of means is printed (two means, or the difference
+  itself) and so are both SDs and the runs per point -> Welch t from the
+  summaries; p adjusted across the claim's tested cells (Holm);
+- *descriptive*: a difference (or percentage) is printed but not the SDs or
+  the runs -> the sign is checked, no p-value;
+- *unjudged*: nothing printed for the cell; the missing numbers are named.
+
+A claim is tested if any cell is, else descriptive if any cell is, else
+untestable; "all sizes" claims are judged only at the cells with numbers,
+and the table says at which.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from ..claims import Claim, ClaimsError
+from ..stats import adjust, hedges_g_from_stats, welch_from_stats
+from .lookup import (DIFF_STATS, MEAN_STATS, PCT_STATS, Record, cell_rows, evidence_row,
+                     level_label, printed_difference, single_value)
+
+CLASSES = ("tested", "descriptive", "untestable")
+ALPHA = 0.05
+CLAIM_COLUMNS = [
+    "id", "quote", "source", "study_verdict", "metric", "claim", "over", "class", "verdict",
+    "judged", "judged_at", "p_adj", "diff", "hedges_g", "missing", "note",
+]
+CELL_COLUMNS = [
+    "id", "cell", "a", "b", "mean_a", "sd_a", "mean_b", "sd_b", "n", "diff", "diff_source",
+    "pct", "class", "statistic", "df", "p", "p_adj", "hedges_g", "verdict", "missing", "note",
+]
+
+
+# ---------------------------------------------------------------- cells
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def _expand(claim: Claim, record: Record) -> list[dict]:
+    """Every cell of the claim: scope levels × ``per`` levels (sizes from the design)."""
+    fixed, levels = {}, []
+    for factor, value in claim.scope.items():
+        if isinstance(value, list) and factor not in claim.per:
+            raise ClaimsError(f"claim {claim.id}: scope {factor!r} lists levels but is not in 'per'")
+        if factor not in claim.per:
+            fixed[factor] = value
+    for factor in claim.per:
+        if factor in claim.scope:
+            levels.append(_as_list(claim.scope[factor]))
+        elif factor == "size_bytes":
+            levels.append(list(record.design_value("sizes_bytes")))
+        else:
+            raise ClaimsError(f"claim {claim.id}: give the levels of per-factor {factor!r} in scope")
+    cells = [{**fixed, **dict(zip(claim.per, combo))} for combo in product(*levels)]
+    return [c for c in cells  # the exceptions the study itself states
+            if not any(all(c.get(k) == v for k, v in ex.items()) for ex in claim.exclude)]
+
+
+def _cell_label(claim: Claim, cell: dict) -> str:
+    parts = [f"{level_label(f, cell[f]) if f in ('ip_version', 'security') else cell[f]}"
+             for f in claim.per]
+    return ", ".join(str(p) for p in parts) or "all"
+
+
+def _evidence_for(claim: Claim, cell: dict):
+    for ev in claim.evidence:
+        if all(cell.get(k) == v for k, v in ev.cell.items()):
+            yield ev
+
+
+def _collect(claim: Claim, record: Record, cell: dict) -> dict:
+    """The printed numbers of one cell: means, SDs, a difference, a percentage."""
+    rows, factor = record.rows, claim.compare.factor
+    level_a, level_b = claim.compare.levels[0], claim.compare.levels[-1]
+    key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
+    mean_a, note_a = single_value(cell_rows(rows, claim.metric, key_a, MEAN_STATS))
+    mean_b, note_b = single_value(cell_rows(rows, claim.metric, key_b, MEAN_STATS))
+    sd_a, _ = single_value(cell_rows(rows, claim.metric, key_a, ("sd",)))
+    sd_b, _ = single_value(cell_rows(rows, claim.metric, key_b, ("sd",)))
+    out = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
+           "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
+           "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
+           "note": "; ".join(n for n in (note_a, note_b) if n)}
+    for ev in _evidence_for(claim, cell):
+        row = evidence_row(rows, ev)
+        key = "pct" if row["statistic"] in PCT_STATS else "diff"
+        out[key] = ev.sign * float(row["value"])
+        out["diff_source"] = f"printed ({row['locator']}: {row['value_as_printed']} {row['unit']})"
+    if out["diff"] is None and mean_a is not None and mean_b is not None:
+        out["diff"], out["diff_source"] = mean_a - mean_b, "printed means"
+    if out["diff"] is None:
+        out["diff"], row = printed_difference(rows, claim.metric, factor, key_a, key_b, DIFF_STATS)
+        if row is not None:
+            out["diff_source"] = f"printed difference ({row['locator']}: {row['value_as_printed']} {row['unit']})"
+    if out["pct"] is None and out["diff"] is None:
+        out["pct"], row = printed_difference(rows, claim.metric, factor, key_a, key_b, PCT_STATS)
+        if row is not None:
+            out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
+    return out
+
+
+def _missing(claim: Claim, c: dict) -> str:
+    """The numbers this cell would need to be tested."""
+    need = []
+    if c["diff"] is None:
+        for side in ("a", "b"):
+            if c[f"mean_{side}"] is None:
+                need.append(f"mean of {c[side]}")
+        if len(need) == 2 and c["pct"] is None:
+            need = [f"means of {c['a']} and {c['b']} (or their difference)"]
+    for side in ("a", "b"):
+        if c[f"sd_{side}"] is None:
+            need.append(f"SD of {c[side]}")
+    if c["n"] is None:
+        need.append("runs per point")
+    if claim.direction == "equivalent" and claim.margin is None:
+        need.append("an equivalence margin (the study says 'similar' without one)")
+    return ", ".join(need)
+
+
+def _classify(claim: Claim, c: dict) -> str:
+    no_margin = claim.direction == "equivalent" and claim.margin is None
+    if no_margin:
+        return "unjudged"
+    if c["diff"] is not None and None not in (c["sd_a"], c["sd_b"], c["n"]):
+        return "tested"
+    if c["diff"] is not None or c["pct"] is not None:
+        return "descriptive"
+    return "unjudged"
+
+
+# ---------------------------------------------------------------- tests
+
+def _welch(c: dict) -> dict:
+    """Welch t and Hedges' g of a − b; only the difference of the means matters."""
+    mean_a = c["mean_a"] if c["diff_source"] == "printed means" else c["diff"]
+    mean_b = c["mean_b"] if c["diff_source"] == "printed means" else 0.0
+    res = welch_from_stats(mean_a, c["sd_a"], c["n"], mean_b, c["sd_b"], c["n"])
+    g = hedges_g_from_stats(mean_a, c["sd_a"], c["n"], mean_b, c["sd_b"], c["n"])
+    return {"statistic": res.statistic, "df": res.df, "p": res.p, "hedges_g": g.estimate}
+
+
+def _tost(c: dict, margin: float) -> dict:
+    """Two one-sided Welch tests of |a − b| < margin; p is the larger one-sided p."""
+    se = np.sqrt((c["sd_a"] ** 2 + c["sd_b"] ** 2) / c["n"])
+    df = welch_from_stats(c["diff"], c["sd_a"], c["n"], 0.0, c["sd_b"], c["n"]).df
+    p_low = sps.t.sf((c["diff"] + margin) / se, df)
+    p_high = sps.t.cdf((c["diff"] - margin) / se, df)
+    outside = sps.t.sf((abs(c["diff"]) - margin) / se, df)
+    return {"statistic": (abs(c["diff"]) - margin) / se, "df": df, "p": max(p_low, p_high),
+            "p_outside": outside, "hedges_g": np.nan}
+
+
+def _right_sign(direction: str, value: float, margin: float | None) -> bool:
+    if direction == "greater":
+        return value > 0
+    if direction == "less":
+        return value < 0
+    if direction == "different":
+        return value != 0
+    return abs(value) <= margin
+
+
+def _tested_verdict(claim: Claim, c: dict) -> str:
+    p = c["p_adj"]
+    if claim.direction == "equivalent":
+        if p < ALPHA:
+            return "supported"
+        return "contradicted" if c["p_outside_adj"] < ALPHA else "inconclusive"
+    if p >= ALPHA:
+        return "inconclusive"
+    return "supported" if _right_sign(claim.direction, c["diff"], None) else "contradicted"
+
+
+def _descriptive_verdict(claim: Claim, c: dict) -> str:
+    value = c["diff"] if c["diff"] is not None else c["pct"]
+    if claim.direction == "equivalent" and c["diff"] is None:
+        return "unjudged"
+    return "agrees" if _right_sign(claim.direction, value, claim.margin) else "disagrees"
+
+
+def _judge_cells(claim: Claim, cells: list[dict]) -> None:
+    """Tests, Holm across the claim's tested cells, then each cell's verdict."""
+    tested = [c for c in cells if c["class"] == "tested"]
+    for c in tested:
+        c.update(_tost(c, claim.margin) if claim.direction == "equivalent" else _welch(c))
+    p_adj = adjust([c["p"] for c in tested], "holm")
+    outside = adjust([c.get("p_outside", np.nan) for c in tested], "holm")
+    for c, p, out in zip(tested, p_adj, outside):
+        c["p_adj"], c["p_outside_adj"] = p, out
+        c["verdict"] = _tested_verdict(claim, c)
+    for c in cells:
+        if c["class"] == "descriptive":
+            c["verdict"] = _descriptive_verdict(claim, c)
+        elif c["class"] == "unjudged":
+            c["verdict"] = "unjudged"
+
+
+# ---------------------------------------------------------------- claims
+
+def _aggregate(holds: str, verdicts: list[str], good: str, bad: str, weak: str | None) -> str:
+    """all: every cell must agree; any: one suffices; most: more than half."""
+    if holds == "any":
+        return good if good in verdicts else (bad if set(verdicts) == {bad} else (weak or bad))
+    if holds == "most":
+        return good if verdicts.count(good) > len(verdicts) / 2 else (weak or bad)
+    if bad in verdicts:
+        return bad
+    if weak and weak in verdicts:
+        return weak
+    return good
+
+
+def _claim_row(claim: Claim, cells: list[dict]) -> dict:
+    tested = [c for c in cells if c["class"] == "tested"]
+    descriptive = [c for c in cells if c["class"] == "descriptive"]
+    judged = tested or descriptive
+    row = {"id": claim.id, "quote": claim.quote, "source": claim.source,
+           "study_verdict": claim.study_verdict, "metric": claim.metric, "claim": _claim_text(claim),
+           "over": claim.over, "note": claim.note, "p_adj": np.nan, "diff": np.nan, "hedges_g": np.nan}
+    if not judged:
+        missing = sorted({c["missing"] for c in cells if c["missing"]})
+        return row | {"class": "untestable", "verdict": "untestable", "judged": f"0 of {len(cells)}",
+                      "judged_at": "", "missing": "; ".join(missing)}
+    if tested:
+        verdict = _aggregate(claim.holds, [c["verdict"] for c in tested], "supported",
+                             "contradicted", "inconclusive")
+        deciding = max(tested, key=lambda c: c["p_adj"]) if verdict != "contradicted" else \
+            next(c for c in tested if c["verdict"] == "contradicted")
+        row |= {"p_adj": deciding["p_adj"], "diff": deciding["diff"], "hedges_g": deciding["hedges_g"]}
+        disagree = [c["cell"] for c in descriptive if c["verdict"] == "disagrees"]
+        if disagree:
+            row["note"] = "; ".join(filter(None, [row["note"], f"printed numbers disagree at {', '.join(disagree)}"]))
+    else:
+        verdict = _aggregate(claim.holds, [c["verdict"] for c in descriptive], "agrees", "disagrees", None)
+    unjudged = [c for c in cells if c["class"] == "unjudged"]
+    return row | {"class": "tested" if tested else "descriptive", "verdict": verdict,
+                  "judged": f"{len(judged)} of {len(cells)}",
+                  "judged_at": " | ".join(c["cell"] for c in judged),
+                  "missing": f"not judged at {len(unjudged)} cell(s): no mean or difference printed"
+                  if unjudged else ""}
+
+
+def _claim_text(claim: Claim) -> str:
+    sym = {"greater": ">", "less": "<", "different": "≠", "equivalent": "≈"}[claim.direction]
+    text = f"{claim.compare.factor}: " + f" {sym} ".join(claim.compare.labels())
+    if claim.margin is not None:
+        text += f" within ±{claim.margin:g}"
+    if claim.per:
+        text += f", {claim.holds} {' × '.join(claim.per)}"
+    return text
+
+
+def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:
+    """One claim: its verdict row and the evidence of each of its cells."""
+    cells = []
+    for cell in _expand(claim, record):
+        c = {"id": claim.id, "cell": _cell_label(claim, cell), **_collect(claim, record, cell)}
+        c["class"] = _classify(claim, c)
+        c["missing"] = _missing(claim, c) if c["class"] != "tested" else ""
+        cells.append(c)
+    _judge_cells(claim, cells)
+    return _claim_row(claim, cells), cells
+
+
+def evaluate_claims(record: Record) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Verdict table (one row per claim) and cell table (evidence per cell)."""
+    rows, cells = [], []
+    for claim in record.claims.claims:
+        row, claim_cells = evaluate_claim(claim, record)
+        rows.append(row)
+        cells.extend(claim_cells)
+    cell_table = pd.DataFrame(cells).reindex(columns=CELL_COLUMNS)
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS), cell_table
+
+
+def summary_counts(verdicts: pd.DataFrame) -> dict:
+    """Claims per class and per verdict (for the overview page)."""
+    return {"claims": len(verdicts),
+            **{c: int((verdicts["class"] == c).sum()) for c in CLASSES},
+            **{f"verdict_{v}": int(n) for v, n in verdicts["verdict"].value_counts().sort_index().items()}}
