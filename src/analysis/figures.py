@@ -71,7 +71,9 @@ def _series_label(key, hue: Sequence[str]) -> str:
 def metric_vs_size(runs: pd.DataFrame, metric: str, size: str, hue: Sequence[str], *, campaign: str,
                    synthetic: bool, ax: plt.Axes | None = None) -> plt.Figure:
     """A metric against packet/frame size, one line per combination of the
-    ``hue`` factors, error bars = 95% CI of the mean, markers at measured sizes."""
+    ``hue`` factors, error bars = 95% CI of the mean, markers at measured sizes.
+    It is also the interaction plot: non-parallel lines are what an
+    interaction term of the ANOVA measures."""
     hue = list(hue)
     summary = cell_summaries(runs, metric, by=[*hue, size]).dropna(subset=["mean"])
     fig, ax = _axes(ax)
@@ -156,13 +158,6 @@ def distributions(runs: pd.DataFrame, metric: str, x: str, hue: str | None = Non
         ax.legend(title=label(hue), fontsize=8)
     caption(fig, campaign, synthetic, "Boxes: quartiles; points: individual runs")
     return fig
-
-
-def interaction_plot(runs: pd.DataFrame, metric: str, x: str, trace: str, *, campaign: str,
-                     synthetic: bool) -> plt.Figure:
-    """Cell means of ``metric`` over ``x``, one line per ``trace`` level:
-    non-parallel lines are what an interaction term measures."""
-    return metric_vs_size(runs, metric, x, [trace], campaign=campaign, synthetic=synthetic)
 
 
 def qq_plot(qq: pd.DataFrame, *, campaign: str, synthetic: bool, title: str = "") -> plt.Figure:
