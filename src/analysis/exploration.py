@@ -26,6 +26,16 @@ def size_factor(factors: list[str]) -> str | None:
     return next((f for f in SIZE_FACTORS if f in factors), None)
 
 
+def blocks(part: pd.DataFrame, factors: list[str]):
+    """Split one tool's runs into blocks of the design: runs that share which
+    factors they have a level for (a campaign may cross frame sizes in one
+    block and applications in another). Yields (factors present, runs)."""
+    present = part[factors].notna()
+    pattern = present.apply(lambda row: tuple(row), axis=1) if len(part) else pd.Series(dtype=object)
+    for key, block in part.groupby(pattern, sort=True):
+        yield [f for f, ok in zip(factors, key) if ok], block
+
+
 def summaries_by_tool(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
     """Cell summaries of every metric each tool reports, per cell of the
     design factors (long format, one row per tool, cell and metric)."""
@@ -77,6 +87,30 @@ def outliers(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["tool", "metric", "source_path", "value", *by])
 
 
+def anova_design(data: pd.DataFrame, factors: list[str], metric: str) -> tuple[list[str], int] | None:
+    """The factors a factorial ANOVA of ``metric`` can use on ``data`` and
+    the highest interaction order it can fit, or None when it cannot fit one.
+
+    Factors that vary and are known for every run take part. When the
+    observed cells do not cross every level of every factor (e.g. frame sizes
+    measured for one application only), interactions are not estimable and
+    the model is additive (order 1); a model needs residual degrees of freedom.
+    """
+    if data[metric].nunique() < 2:
+        return None
+    design = [f for f in factors if f != "tool" and data[f].notna().all() and data[f].nunique() > 1]
+    if not design:
+        return None
+    cells = data.groupby(design).size()
+    full = 1
+    for f in design:
+        full *= data[f].nunique()
+    if len(cells) == full and cells.min() >= 2:
+        return design, len(design)
+    params = 1 + sum(data[f].nunique() - 1 for f in design)
+    return (design, 1) if len(data) > params else None
+
+
 def anova_tables(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
     """Factorial ANOVA (with Jain's allocation of variation) of every
     non-constant metric of every tool over the factors that vary for it."""
@@ -84,13 +118,18 @@ def anova_tables(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
 
     parts = []
     for tool, part in ok_runs(runs).groupby("tool", sort=True):
-        for metric in metrics_of(part):
-            data = part.dropna(subset=[metric])
-            design = [f for f in factors if f != "tool" and data[f].nunique() > 1]
-            if data[metric].nunique() < 2 or not design or data.groupby(design).size().min() < 2:
-                continue
-            parts.append(factorial_anova(data, metric, design).assign(tool=tool, metric=metric))
+        for present, block in blocks(part, factors):
+            for metric in metrics_of(block):
+                data = block.dropna(subset=[metric])
+                fit = anova_design(data, present, metric)
+                if fit is None:
+                    continue
+                design, order = fit
+                table = factorial_anova(data, metric, design, order=order)
+                model = "full factorial" if order == len(design) else "additive"
+                parts.append(table.assign(tool=tool, metric=metric, model=model, block=", ".join(present)))
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
-    return out[["tool", "metric", *[c for c in out.columns if c not in ("tool", "metric")]]]
+    first = ["tool", "block", "metric", "model"]
+    return out[[*first, *[c for c in out.columns if c not in first]]]

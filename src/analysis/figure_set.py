@@ -4,7 +4,9 @@ For each tool and metric: the metric against size (one line per combination
 of the other factors), the IPv4 − IPv6 difference per size when the design
 has both, the distribution of runs per cell, and — from a factorial ANOVA —
 the allocation of variation and a residual QQ plot. File names are stable:
-``<tool>_<metric>_<kind>.png/.svg``.
+``<tool>_<metric>_<kind>.png/.svg``. A campaign whose design has blocks
+(frame sizes for one set of runs, applications for another) gets its
+figures per block.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from . import figures as F
-from .exploration import metrics_of, ok_runs, size_factor
+from .exploration import anova_design, blocks, metrics_of, ok_runs, size_factor
 from .stats import factorial_anova, group_residuals, qq_data
 
 
@@ -44,41 +46,53 @@ def draw_campaign(runs: pd.DataFrame, factors: list[str], out_dir: str | Path, *
     """Draw and save every figure; returns what was drawn, in a stable order."""
     F.apply_style()
     out = Path(out_dir)
-    size = size_factor(factors)
     drawn: list[Drawn] = []
     prov = {"campaign": campaign, "synthetic": synthetic}
     for tool, part in ok_runs(runs).groupby("tool", sort=True):
-        others = _varying(part, factors, ("tool", size or ""))
-        for metric in metrics_of(part):
-            data = part.dropna(subset=[metric])
-            if data[metric].nunique() < 2:
-                continue  # a constant (e.g. no loss in any run) has nothing to draw
-            if size:
-                fig = F.metric_vs_size(data, metric, size, others[:2] or [size], **prov)
-                drawn.append(_save(fig, out, tool, metric, f"vs_{size}"))
-            elif others:
-                fig = F.grouped_bars(data, metric, others[0], others[1] if len(others) > 1 else others[0], **prov)
-                drawn.append(_save(fig, out, tool, metric, "bars"))
-            if size and "ip_version" in others and set(data["ip_version"].dropna()) >= {4, 6}:
-                by = next((f for f in others if f != "ip_version"), None)
-                fig = F.difference_by_size(data, metric, "ip_version", 4, 6, size, by=by, **prov)
-                drawn.append(_save(fig, out, tool, metric, "ipv4_minus_ipv6"))
-            x = size or (others[0] if others else None)
-            if x:
-                hue = next((f for f in others if f != x), None)
-                drawn.append(_save(F.distributions(data, metric, x, hue, **prov), out, tool, metric, "distribution"))
-            drawn.extend(_anova_figures(data, metric, _varying(data, factors, ("tool",)), out, tool, prov))
+        for present, block in blocks(part, factors):
+            size = size_factor(present)
+            others = _varying(block, present, ("tool", size or ""))
+            for metric in metrics_of(block):
+                data = block.dropna(subset=[metric])
+                if data[metric].nunique() < 2:
+                    continue  # a constant (e.g. no loss in any run) has nothing to draw
+                drawn.extend(_block_figures(data, metric, size, others, present, out, tool, prov))
     return drawn
 
 
-def _anova_figures(data: pd.DataFrame, metric: str, design: list[str], out: Path, tool: str, prov: dict) -> list[Drawn]:
-    """Allocation of variation and residual QQ plot, when the cells allow a model."""
-    if not design or data.groupby(design).size().min() < 2:
+def _block_figures(data: pd.DataFrame, metric: str, size: str | None, others: list[str], present: list[str],
+                   out: Path, tool: str, prov: dict) -> list[Drawn]:
+    drawn = []
+    others = sorted(others, key=lambda f: -data[f].nunique())  # the factor with most levels on the x axis
+    if size:
+        fig = F.metric_vs_size(data, metric, size, others[:2] or [size], **prov)
+        drawn.append(_save(fig, out, tool, metric, f"vs_{size}"))
+        if "ip_version" in others and set(data["ip_version"].dropna()) >= {4, 6}:
+            by = next((f for f in others if f != "ip_version"), None)
+            fig = F.difference_by_size(data, metric, "ip_version", 4, 6, size, by=by, **prov)
+            drawn.append(_save(fig, out, tool, metric, f"ipv4_minus_ipv6_by_{size}"))
+    elif others:
+        hue = others[1] if len(others) > 1 else others[0]
+        drawn.append(_save(F.grouped_bars(data, metric, others[0], hue, **prov), out, tool, metric, f"bars_by_{others[0]}"))
+    x = size or (others[0] if others else None)
+    if x:
+        hue = next((f for f in others if f != x), None)
+        drawn.append(_save(F.distributions(data, metric, x, hue, **prov), out, tool, metric, f"distribution_by_{x}"))
+    drawn.extend(_anova_figures(data, metric, present, out, tool, prov, suffix=f"by_{x}" if x else "all"))
+    return drawn
+
+
+def _anova_figures(data: pd.DataFrame, metric: str, factors: list[str], out: Path, tool: str, prov: dict,
+                   suffix: str) -> list[Drawn]:
+    """Allocation of variation and residual QQ plot, when the runs allow a model."""
+    fit = anova_design(data, factors, metric)
+    if fit is None:
         return []
-    table = factorial_anova(data, metric, design)
-    title = f"{tool}: {F.label(metric)} ~ {' × '.join(design)}"
-    drawn = [_save(F.allocation_of_variation(table, title=title, **prov), out, tool, metric, "variation")]
+    design, order = fit
+    table = factorial_anova(data, metric, design, order=order)
+    title = f"{tool}: {F.label(metric)} ~ {(' × ' if order > 1 else ' + ').join(design)}"
+    drawn = [_save(F.allocation_of_variation(table, title=title, **prov), out, tool, metric, f"variation_{suffix}")]
     cells = data[design].astype(str).agg("|".join, axis=1)
     qq = qq_data(group_residuals(data[metric].to_numpy(), cells.to_numpy()))
-    drawn.append(_save(F.qq_plot(qq, title=title, **prov), out, tool, metric, "qq"))
+    drawn.append(_save(F.qq_plot(qq, title=title, **prov), out, tool, metric, f"qq_{suffix}"))
     return drawn
