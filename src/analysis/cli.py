@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .collect.command import collect_command
 from .errors import ManifestError, ParseError
 from .ingest import ingest_campaign, summary_lines, write_outputs
 from .campaign import processed_dir_for
@@ -18,6 +19,7 @@ from .campaign import processed_dir_for
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="netrepro: network benchmark outputs -> tidy tables, tests, verdicts, reports.")
 
 DEFAULT_RAW = Path("data/raw")
+app.command("collect")(collect_command)
 
 
 def _jsonable(value):
@@ -101,6 +103,7 @@ def ingest(
 def report(
     campaigns: Annotated[Optional[list[Path]], typer.Argument(help="campaign folders (default: every data/raw/*/manifest.yaml)")] = None,
     out: Annotated[Path, typer.Option("--out", help="where the report goes")] = Path("reports"),
+    papers: Annotated[bool, typer.Option("--papers/--no-papers", help="also rebuild the five studies' reproductions")] = True,
 ) -> None:
     """Rebuild the report headless: run the notebooks with papermill for each campaign, write HTML and an index."""
     from .pipeline import ReportError, build_report
@@ -110,7 +113,7 @@ def report(
         print("no campaigns found under data/raw/", file=sys.stderr)
         raise typer.Exit(1)
     try:
-        index = build_report(folders, out)
+        index = build_report(folders, out, papers=papers)
     except (ReportError, ManifestError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise typer.Exit(1)

@@ -1,0 +1,356 @@
+"""Run a plan: testbeds up, servers up, runs in their seeded order, outputs
+and manifest written as each run finishes, everything torn down at the end.
+
+The manifest is rewritten (atomically) after every run, so an interrupted
+campaign is a valid, ingestible campaign with fewer runs, and ``resume``
+continues it: a run whose entry and output exist is complete and skipped.
+Failed runs are complete too; they keep their output and the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import shutil
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from ..manifest import MANIFEST_NAME
+from .hostfacts import cpu_percent, cpu_sample, host_facts
+from .plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
+from .runners import ServerSet, StepResult, client_steps, run_step
+from .testbed import Testbed, signals_raise, workdir
+
+COLLECT_DIR = "collect"  # plan copy, tool side logs, warm-ups: not measurements
+CPU_NOTE = ("meta host_cpu_pct is the whole host's CPU utilisation (all CPUs, /proc/stat) over the run: "
+            "sender, routers and receiver share this host's CPUs")
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _dump(data: Any, path: Path) -> None:
+    """Write YAML atomically: a reader (or a crash) never sees half a manifest."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False, width=160, allow_unicode=True))
+    tmp.replace(path)
+
+
+@dataclass
+class Outcome:
+    status: str  # ok | failed
+    reason: str | None
+    results: list[StepResult]
+
+
+@dataclass
+class Collector:
+    plan: Plan
+    out: Path
+    resume: bool = False
+    console: Console = field(default_factory=lambda: Console(stderr=True))
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    testbeds: dict[str, Testbed] = field(default_factory=dict)
+    servers: dict[str, ServerSet] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    elapsed_before: float = 0.0
+    started: float | None = None  # monotonic start of this session
+    host: dict[str, Any] = field(default_factory=dict)
+
+    # --- preparation ------------------------------------------------------
+    def prepare(self) -> list[Run]:
+        """Check the folder against the plan; the runs still to do."""
+        plan_copy = self.out / COLLECT_DIR / "plan.yaml"
+        if self.out.exists() and any(self.out.iterdir()):
+            if not self.resume:
+                raise PlanError(f"{self.out} exists and is not empty; add --resume to continue that campaign")
+            if not plan_copy.is_file():
+                raise PlanError(f"{self.out}: no {COLLECT_DIR}/plan.yaml, so it is not a campaign this collector started")
+            if yaml.safe_load(plan_copy.read_text()) != self.plan.model_dump(mode="json"):
+                raise PlanError(f"{self.out}: the plan differs from the one it was started with ({plan_copy}); "
+                                "resume with that plan or collect into a new folder")
+            self._load_previous()
+        (self.out / COLLECT_DIR).mkdir(parents=True, exist_ok=True)
+        _dump(self.plan.model_dump(mode="json"), plan_copy)
+        return [r for r in schedule(self.plan) if r.path not in self.entries]
+
+    def _load_previous(self) -> None:
+        path = self.out / MANIFEST_NAME
+        if not path.is_file():
+            return
+        old = yaml.safe_load(path.read_text())
+        for e in old.get("files", {}).get("table", []):
+            if e.get("meta", {}).get("status") in ("ok", "failed") and (self.out / e["path"]).is_file():
+                self.entries[e["path"]] = e
+        extra = old.get("campaign", {}).get("extra", {})
+        self.facts = extra.get("testbeds", {})
+        self.elapsed_before = float(extra.get("progress", {}).get("collection_seconds", 0.0))
+
+    # --- the campaign -----------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        pending = self.prepare()
+        self.host = host_facts()
+        self.started = time.monotonic()
+        try:
+            with signals_raise(), contextlib.ExitStack() as stack:
+                self._bring_up(stack, pending)
+                self._warm_up(pending)
+                self._loop(pending)
+        finally:
+            self.write_manifest()
+        return self.progress()
+
+    def _bring_up(self, stack: contextlib.ExitStack, pending: list[Run]) -> None:
+        needed = {self.plan.testbed_of(r.levels) for r in pending}
+        for name in self.plan.testbeds:
+            if name not in needed:
+                continue
+            bed = self.testbeds[name] = stack.enter_context(Testbed(name, self.plan.testbeds[name]))
+            self._check_profiles(bed)
+            scratch = workdir(bed.prefix)
+            stack.callback(shutil.rmtree, scratch, True)
+            servers = ServerSet(bed.receiver.ns, bed.spec.ports, scratch, self.out / COLLECT_DIR / "servers")
+            stack.callback(servers.stop)
+            self.servers[name] = servers
+            self.facts[name] = bed.facts()
+            self.console.log(f"testbed {name}: {bed.spec.kind}" + (f", namespaces {', '.join(bed.namespaces)}" if bed.namespaces else ""))
+
+    def _check_profiles(self, bed: Testbed) -> None:
+        """Refuse, before any run, a congestion control a namespace may not
+        select: outside the initial namespace the kernel allows only those in
+        net.ipv4.tcp_allowed_congestion_control (EPERM otherwise)."""
+        if not bed.namespaces:
+            return
+        allowed = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control").read_text().split()
+        for name, sysctls in self.plan.stack_profiles.items():
+            cc = sysctls.get("net.ipv4.tcp_congestion_control")
+            if cc and cc not in allowed:
+                raise PlanError(f"stack profile {name}: congestion control {cc!r} cannot be selected inside a network "
+                                f"namespace here: net.ipv4.tcp_allowed_congestion_control is {' '.join(allowed)!r}")
+
+    def _warm_up(self, pending: list[Run]) -> None:
+        """One discarded run per tool and testbed, so first runs do not pay for cold caches."""
+        if not self.plan.warmup_s:
+            return
+        seen = {}
+        for r in pending:
+            seen.setdefault((self.plan.testbed_of(r.levels), r.tool), r)
+        for (bed, tool), r in seen.items():
+            outcome = self._measure(r, self.plan.warmup_s, tag=f"warmup-{bed}-{tool}")
+            target = self.out / COLLECT_DIR / "warmup" / f"{bed}-{tool}.txt"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self._main_output(outcome))
+
+    def _loop(self, pending: list[Run]) -> None:
+        total = len(schedule(self.plan))
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+        with Progress(*columns, console=self.console) as bar:
+            task = bar.add_task(self.plan.name, total=total, completed=total - len(pending))
+            for r in pending:
+                entries = self._do(r)
+                self.entries.update((e["path"], e) for e in entries)
+                self.write_manifest()
+                bar.advance(task)
+                if entries[0]["meta"]["status"] != "ok":
+                    bar.console.log(f"[{r.order}] {r.path}: FAILED: {entries[0]['meta']['reason']}")
+                elif not self.console.is_terminal and r.order % 25 == 0:  # a log file gets a heartbeat instead of a bar
+                    bar.console.log(f"{self.plan.name}: {self.progress()['runs_done']}/{total} runs")
+                time.sleep(self.plan.pause_s)
+
+    # --- one run ----------------------------------------------------------
+    def _do(self, r: Run) -> list[dict[str, Any]]:
+        """Run ``r`` (with the plan's retries); its manifest entries, the run's own file first."""
+        bed = self.testbeds[self.plan.testbed_of(r.levels)]
+        if "mtu_bytes" in r.levels:
+            bed.set_mtu(int(r.levels["mtu_bytes"]))
+        profile = self.plan.stack_profiles.get(str(r.levels.get("stack")), {})
+        effective = bed.apply_stack(profile)
+        attempts = 0
+        while True:
+            attempts += 1
+            before, t0 = cpu_sample(), time.time()
+            outcome = self._measure(r, self.plan.duration_of(r), tag=f"run{r.order}")
+            cpu = cpu_percent(before, cpu_sample())
+            if outcome.status == "ok" or attempts > self.plan.retries:
+                break
+            self._keep_failed_attempt(r, outcome, attempts)
+        meta = {
+            "order": r.order,
+            "status": outcome.status,
+            "reason": outcome.reason,
+            "commands": "\n".join(shlex.join(x.step.argv) for x in outcome.results),
+            "exit_status": outcome.results[-1].exit_status,
+            "started": _iso(t0),
+            "ended": _iso(outcome.results[-1].ended),
+            "attempts": attempts,
+            "host_cpu_pct": cpu,
+            "testbed": bed.name,
+            "duration_planned_s": self.plan.duration_of(r),
+            "payload_bytes": payload_bytes(r.levels),
+            "stack_effective": " ".join(f"{k}={effective.get(k)}" for k in profile) or None,
+        }
+        return [{"path": path, "levels": levels, "meta": meta, **_parser_hints(r, levels)}
+                for path, levels in self._write(r, outcome)]
+
+    def _measure(self, r: Run, duration: float, tag: str) -> Outcome:
+        bed = self.testbeds[self.plan.testbed_of(r.levels)]
+        servers = self.servers[bed.name]
+        servers.ensure(r.tool)
+        steps = client_steps(r.levels, bed.target(int(r.levels.get("ip_version", 4))), bed.sender.ns, bed.spec.ports,
+                             duration, self.plan.options, servers.cwd, tag, self.plan.timeout_s)
+        results: list[StepResult] = []
+        for step in steps:
+            res = run_step(step, cwd=servers.cwd)
+            results.append(res)
+            if res.exit_status != 0:
+                servers.restart(r.tool)  # a failed client can leave a server wedged
+                why = f"killed after {res.ended - res.started:.0f} s (timeout)" if res.exit_status is None else f"exit status {res.exit_status}"
+                return Outcome("failed", f"{step.label}: {why}", results)
+        for p in servers.cwd.glob(f"{tag}.*"):
+            p.unlink()
+        return Outcome("ok", None, results)
+
+    @staticmethod
+    def _main_output(outcome: Outcome) -> bytes:
+        """The run's file: the main measuring step's output, or the output of
+        the step that failed before it (so the file says why)."""
+        main = [x for x in outcome.results if x.step.output == ""]
+        return (main or outcome.results)[-1].output
+
+    def _write(self, r: Run, outcome: Outcome) -> list[tuple[str, dict[str, Any]]]:
+        """Write the run's file(s) and side logs; (path, levels) per measurement file."""
+        stem, ext = r.path.rsplit(".", 1)
+        files = [(r.path, self._main_output(outcome), _log_of(r))]
+        files += [(f"{stem}{x.step.output}.{ext}", x.output, x.step.log) for x in outcome.results if x.step.output]
+        for x in outcome.results:
+            if x.step.output is None:
+                files.append((f"{COLLECT_DIR}/logs/{r.path}.{x.step.label}.log", x.output, None))
+            if x.stderr and x.exit_status != 0:  # a spinner is noise; a failing step's stderr is its reason
+                files.append((f"{COLLECT_DIR}/logs/{r.path}.{x.step.label}.stderr", x.stderr, None))
+        written = []
+        for rel, data, log in files:
+            target = self.out / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            if not rel.startswith(COLLECT_DIR + "/"):
+                written.append((rel, dict(r.levels) | ({"log": log} if log else {})))
+        return written
+
+    def _keep_failed_attempt(self, r: Run, outcome: Outcome, attempt: int) -> None:
+        target = self.out / COLLECT_DIR / "failed" / f"{r.path}.attempt{attempt}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(b"".join(x.output for x in outcome.results))
+
+    # --- the manifest -----------------------------------------------------
+    def progress(self) -> dict[str, Any]:
+        """Runs done so far (a run's second D-ITG file is not a second run)."""
+        runs = schedule(self.plan)
+        statuses = [self.entries[r.path]["meta"]["status"] for r in runs if r.path in self.entries]
+        total = len(runs)
+        return {
+            "runs_total": total,
+            "runs_done": len(statuses),
+            "runs_failed": statuses.count("failed"),
+            "complete": len(statuses) == total,
+            "collection_seconds": round(self.elapsed_before + (time.monotonic() - self.started if self.started else 0), 1),
+        }
+
+    def write_manifest(self) -> None:
+        if not self.host:
+            return
+        plan = self.plan
+        table = sorted(self.entries.values(), key=lambda e: e["meta"]["order"])
+        dates = sorted({e["meta"]["started"][:10] for e in table})
+        constants: dict[str, Any] = {"os": self.host["distribution"]}
+        if len(plan.testbeds) == 1:
+            constants["topology"] = next(iter(plan.testbeds))
+        factors = factor_table(plan)
+        for name in constants:
+            factors.pop(name, None)
+        manifest = {
+            "campaign": {
+                "title": plan.title,
+                "description": f"{plan.description.strip()} Runs last {plan.duration_s:g} s each (duration_s), "
+                f"{plan.runs_per_cell} per cell, unless a block says otherwise{self._block_overrides()}; "
+                f"in a random order from seed {plan.seed}.",
+                "synthetic": False,
+                "testbed": "; ".join(f"{n}: {self._describe(t)}" for n, t in plan.testbeds.items()),
+                "hosts": [self.host["hostname"] + " (every testbed node is a namespace on this one host)"],
+                "os": self.host["distribution"],
+                "kernel": self.host["kernel"],
+                "tool_versions": self.host["tool_versions"],
+                "dates": dates,
+                "notes": (plan.notes.strip() + " " + CPU_NOTE).strip(),
+                "extra": {
+                    "collector": {"plan": plan.model_dump(mode="json"), "duration_s": plan.duration_s, "seed": plan.seed},
+                    "host": self.host,
+                    "testbeds": self.facts,
+                    "progress": self.progress(),
+                },
+            },
+            "factors": factors,
+            "files": {"table": table, "constants": constants, "ignore": [f"{COLLECT_DIR}/*"]},
+        }
+        _dump(manifest, self.out / MANIFEST_NAME)
+
+    def _block_overrides(self) -> str:
+        said = [f"{b.name}: " + ", ".join(x for x in (f"{b.duration_s:g} s" if b.duration_s else "",
+                                                       f"{b.runs_per_cell} runs" if b.runs_per_cell else "") if x)
+                for b in self.plan.blocks if b.duration_s or b.runs_per_cell]
+        return f" ({'; '.join(said)})" if said else ""
+
+    @staticmethod
+    def _describe(spec: Any) -> str:
+        if spec.kind == "loopback":
+            return "loopback (127.0.0.1, ::1) on one host"
+        parts = [{"p2p": "sender - receiver (one veth pair)", "routed": "sender - r1 - r2 - receiver (three veth pairs, static routes)"}[spec.kind],
+                 f"MTU {spec.mtu}"]
+        if spec.rate:
+            parts.append(f"rate limit {spec.rate} ({spec.shaper}) on every link end")
+        if spec.offloads:
+            parts.append("offloads " + ", ".join(f"{k} {'on' if v else 'off'}" for k, v in spec.offloads.items()))
+        return ", ".join(parts)
+
+
+def _parser_hints(r: Run, levels: dict[str, Any]) -> dict[str, Any]:
+    """An ITGDec summary of a round-trip sender log reads exactly like a
+    one-way one: the manifest tells ingest that its delays are round trips."""
+    if r.tool == "ditg" and levels.get("log") == "sender" and levels.get("mode") == "rttm":
+        return {"parser_hints": {"ditg": {"meter": "rttm"}}}
+    return {}
+
+
+def _log_of(r: Run) -> str | None:
+    """Which D-ITG log the run's own file decodes (also when the run failed before decoding)."""
+    if r.tool != "ditg":
+        return None
+    return "sender" if r.levels.get("mode") == "rttm" else "receiver"
+
+
+def dry_run_lines(plan: Plan, limit: int | None = None) -> Iterator[str]:
+    """The schedule as text: one line per run with its command(s), then the expected duration."""
+    from .plan import expected_seconds
+    from .testbed import LOOPBACK
+
+    runs = schedule(plan)
+    for r in runs[:limit]:
+        spec = plan.testbeds[plan.testbed_of(r.levels)]
+        ns = None if spec.kind == "loopback" else "<sender-ns>"
+        target = LOOPBACK[int(r.levels.get("ip_version", 4))] if spec.kind == "loopback" else f"<receiver-ipv{r.levels.get('ip_version', 4)}>"
+        steps = client_steps(r.levels, target, ns, spec.ports, plan.duration_of(r), plan.options, Path("<scratch>"), f"run{r.order}", plan.timeout_s)
+        yield f"{r.order:5d}  {r.path}"
+        for s in steps:
+            yield "         " + shlex.join(s.argv)
+    if limit is not None and len(runs) > limit:
+        yield f"  ... {len(runs) - limit} more runs"
+    secs = expected_seconds(plan, runs)
+    yield f"{len(runs)} runs on {len(plan.testbeds)} testbed(s); expected duration {secs / 60:.1f} min ({secs:.0f} s)"

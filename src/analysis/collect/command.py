@@ -1,0 +1,56 @@
+"""``netrepro collect PLAN.yaml --out data/raw/<campaign> [--dry-run] [--resume] [--cleanup]``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .plan import PlanError, load_plan
+from .testbed import TestbedError, cleanup, netns_available
+
+
+def collect_command(
+    plan: Annotated[Optional[Path], typer.Argument(help="run plan (YAML); see docs/collecting.md and plans/")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="campaign folder to write (default data/raw/<plan name>)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the schedule and its expected duration; run nothing")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="continue an interrupted campaign in --out, skipping complete runs")] = False,
+    do_cleanup: Annotated[bool, typer.Option("--cleanup", help="remove namespaces and links left by a killed collector, then exit")] = False,
+    limit: Annotated[Optional[int], typer.Option("--show", help="with --dry-run: print only the first N runs")] = None,
+) -> None:
+    """Run a campaign of real tool runs on a loopback, p2p or routed testbed."""
+    if do_cleanup:
+        removed = cleanup()
+        print("removed: " + ", ".join(removed) if removed else "nothing left behind by a stopped collector")
+        return
+    if plan is None:
+        raise typer.BadParameter("give a plan file", param_hint="PLAN")
+    try:
+        parsed = load_plan(plan)
+    except PlanError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(2)
+    from .campaign import Collector, dry_run_lines
+
+    if dry_run:
+        for line in dry_run_lines(parsed, limit):
+            print(line)
+        return
+    out = out or Path("data/raw") / parsed.name
+    needs_netns = any(t.kind != "loopback" for t in parsed.testbeds.values())
+    why = netns_available() if needs_netns else None
+    if why:
+        print(f"error: this plan needs network namespaces: {why}", file=sys.stderr)
+        raise typer.Exit(2)
+    try:
+        progress = Collector(parsed, out, resume=resume).run()
+    except (PlanError, TestbedError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise typer.Exit(2)
+    except KeyboardInterrupt as exc:
+        print(f"interrupted ({exc or 'Ctrl-C'}); testbeds torn down; continue with --resume", file=sys.stderr)
+        raise typer.Exit(130)
+    print(f"{out}: {progress['runs_done']}/{progress['runs_total']} runs done, {progress['runs_failed']} failed, "
+          f"{progress['collection_seconds'] / 60:.1f} min of collection")

@@ -1,0 +1,379 @@
+"""Run plans: what a campaign varies, how often, and in which order.
+
+A plan is YAML validated here before anything runs, so that a typo is a
+clear error naming its key rather than a half-built testbed running as root.
+Blocks cross their factors' levels into cells; every cell is repeated
+``runs_per_cell`` times; the whole list is shuffled with the plan's seed so the
+run order is random but reproducible (same seed, same order).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ..records import RunRecord
+
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+_RATE = re.compile(r"^[1-9][0-9]*(?:\.[0-9]+)?(?:bit|kbit|mbit|gbit)$")
+_RATE_FACTOR = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
+
+TOOLS = ("netperf", "iperf3", "iperf2", "ditg")
+MODES = {"netperf": ("stream", "rr"), "iperf3": ("stream",), "iperf2": ("stream",), "ditg": ("owdm", "rttm")}
+APPLICATIONS = (
+    "DNS", "Telnet", "CSa", "CSi", "Quake3",
+    "VoIP-G.711.1", "VoIP-G.711.2", "VoIP-G.723.1", "VoIP-G.729.2", "VoIP-G.729.3",
+)
+# Sysctls a stack profile may set: per network namespace on Linux, so setting
+# them inside a testbed namespace never touches the host's own stack.
+STACK_SYSCTLS = (
+    "net.ipv4.tcp_congestion_control",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_window_scaling",
+    "net.ipv4.tcp_timestamps",
+    "net.ipv4.tcp_sack",
+    "net.ipv4.tcp_ecn",
+    "net.ipv4.tcp_mtu_probing",
+    "net.ipv4.tcp_no_metrics_save",
+)
+OFFLOADS = ("tso", "gso", "gro", "tx", "rx", "sg")
+# Factors the collector knows how to vary, with the bounds it accepts.
+FACTOR_TYPES: dict[str, type] = {
+    "ip_version": int,
+    "transport": str,
+    "packet_size_bytes": int,
+    "frame_size_bytes": int,
+    "mtu_bytes": int,
+    "mode": str,
+    "application": str,
+    "stack": str,
+    "topology": str,
+}
+RESERVED = {"tool", "run"}
+ETHERNET_OVERHEAD_BYTES = 18  # header 14 + FCS 4: a frame size counts both
+IP_HEADER_BYTES = {4: 20, 6: 40}
+L4_HEADER_BYTES = {"UDP": 8, "TCP": 32}  # TCP: 20 + 12 of timestamp option (Linux default)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _safe(value: str, what: str) -> str:
+    if not SAFE_NAME.match(value):
+        raise ValueError(f"{what} {value!r}: use 1-40 of A-Z a-z 0-9 . _ - (starting with a letter or digit)")
+    return value
+
+
+def rate_bps(rate: str) -> float:
+    """``1gbit`` -> 1e9 (tc's decimal units)."""
+    m = re.match(r"^([0-9.]+)([a-z]+)$", rate)
+    assert m is not None
+    return float(m.group(1)) * _RATE_FACTOR[m.group(2)]
+
+
+class Ports(_Strict):
+    """Server ports. Defaults are off the tools' defaults so a loopback
+    campaign does not meet other users of the well-known ports."""
+
+    netperf: int = Field(15865, ge=1024, le=65535)
+    iperf3: int = Field(15201, ge=1024, le=65535)
+    iperf2: int = Field(15001, ge=1024, le=65535)
+    ditg: int = Field(15900, ge=1024, le=65535, description="ITGRecv signalling port")
+    ditg_data: int = Field(15998, ge=1024, le=65535, description="ITGSend -rp data port")
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "Ports":
+        values = list(self.model_dump().values())
+        if len(set(values)) != len(values):
+            raise ValueError(f"ports must be distinct, got {self.model_dump()}")
+        return self
+
+
+class TestbedSpec(_Strict):
+    __test__ = False  # not a pytest class, despite the name
+    kind: Literal["loopback", "p2p", "routed"]
+    mtu: int | list[int] = Field(1500, description="one MTU for every link, or one per link (routed: 3)")
+    rate: str | None = Field(None, description="egress rate limit per link end, tc units: 100mbit, 1gbit")
+    shaper: Literal["tbf", "htb"] = "tbf"
+    offloads: dict[str, bool] = Field(default_factory=dict, description="ethtool -K features, e.g. {tso: false}")
+    ports: Ports = Field(default_factory=Ports)
+
+    @property
+    def links(self) -> int:
+        return {"loopback": 0, "p2p": 1, "routed": 3}[self.kind]
+
+    def link_mtus(self) -> list[int]:
+        return list(self.mtu) if isinstance(self.mtu, list) else [self.mtu] * self.links
+
+    @model_validator(mode="after")
+    def _check(self) -> "TestbedSpec":
+        mtus = self.mtu if isinstance(self.mtu, list) else [self.mtu]
+        for m in mtus:
+            if not 1280 <= m <= 9000:
+                raise ValueError(f"mtu {m}: use 1280..9000 (IPv6 needs at least 1280)")
+        if isinstance(self.mtu, list) and len(self.mtu) != self.links:
+            raise ValueError(f"mtu: a {self.kind} testbed has {self.links} links, got {len(self.mtu)} MTUs")
+        if self.kind == "loopback" and (self.rate or self.offloads or self.mtu != 1500):
+            raise ValueError("loopback: rate, offloads and mtu would change the host's own lo; use p2p or routed")
+        if self.rate is not None:
+            if not _RATE.match(self.rate):
+                raise ValueError(f"rate {self.rate!r}: write a tc rate such as 100mbit or 1gbit")
+            if not 1e5 <= rate_bps(self.rate) <= 1e11:
+                raise ValueError(f"rate {self.rate}: use 100kbit..100gbit")
+        bad = [k for k in self.offloads if k not in OFFLOADS]
+        if bad:
+            raise ValueError(f"offloads: unknown feature {bad[0]!r}; known: {', '.join(OFFLOADS)}")
+        return self
+
+
+class Block(_Strict):
+    """One tool and the factors it crosses."""
+
+    name: str
+    tool: Literal["netperf", "iperf3", "iperf2", "ditg"]
+    factors: dict[str, list[int | str]] = Field(default_factory=dict)
+    runs_per_cell: int | None = Field(None, ge=1, le=1000)
+    duration_s: float | None = Field(None, ge=0.5, le=600, description="e.g. longer for sparse D-ITG presets such as DNS")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return _safe(v, "block name")
+
+    @model_validator(mode="after")
+    def _factors(self) -> "Block":
+        for name, levels in self.factors.items():
+            _check_factor(name, levels, self.tool)
+        if self.tool == "ditg" and "application" in self.factors and (
+            "transport" in self.factors or "packet_size_bytes" in self.factors or "frame_size_bytes" in self.factors
+        ):
+            raise ValueError(f"block {self.name}: an application preset fixes transport and sizes; drop those factors")
+        if "packet_size_bytes" in self.factors and "frame_size_bytes" in self.factors:
+            raise ValueError(f"block {self.name}: give packet_size_bytes or frame_size_bytes, not both")
+        return self
+
+
+def _check_factor(name: str, levels: list[int | str], tool: str) -> None:
+    if name in RESERVED:
+        raise ValueError(f"factor {name!r} is set by the collector; remove it")
+    if name not in FACTOR_TYPES:
+        hint = " (it would overwrite a tool-reported column)" if name in RunRecord.__dataclass_fields__ else ""
+        raise ValueError(f"factor {name!r}{hint}: the collector can vary {', '.join(FACTOR_TYPES)}")
+    if not levels:
+        raise ValueError(f"factor {name}: give at least one level")
+    if len(set(map(str, levels))) != len(levels):
+        raise ValueError(f"factor {name}: levels repeat: {levels}")
+    kind = FACTOR_TYPES[name]
+    for v in levels:
+        if not isinstance(v, kind) or isinstance(v, bool):
+            raise ValueError(f"factor {name}: level {v!r} is not {'an integer' if kind is int else 'a name'}")
+        if kind is str:
+            _safe(v, f"factor {name} level")
+    _check_levels(name, levels, tool)
+
+
+def _check_levels(name: str, levels: list[Any], tool: str) -> None:
+    allowed: dict[str, tuple[Any, ...]] = {
+        "ip_version": (4, 6),
+        "transport": ("TCP", "UDP"),
+        "mode": MODES[tool],
+        "application": APPLICATIONS if tool == "ditg" else (),
+    }
+    bounds = {"packet_size_bytes": (16, 65000), "frame_size_bytes": (128, 9216), "mtu_bytes": (1280, 9000)}
+    for v in levels:
+        if name in allowed and v not in allowed[name]:
+            raise ValueError(f"factor {name}: {v!r} is not possible for {tool}; use one of {list(allowed[name])}")
+        if name in bounds and not bounds[name][0] <= v <= bounds[name][1]:
+            raise ValueError(f"factor {name}: {v} is outside {bounds[name][0]}..{bounds[name][1]}")
+
+
+class ToolOptions(_Strict):
+    iperf3_udp_bitrate: str = Field("100M", pattern=r"^[0-9]+[KMG]?$", description="iperf3/iperf2 -b for UDP")
+    ditg_rate_pps: int = Field(1000, ge=1, le=200000, description="D-ITG -C constant packet rate")
+    netperf_cpu: bool = Field(True, description="netperf -c -C (local and remote CPU)")
+
+
+class Plan(_Strict):
+    name: str
+    title: str
+    description: str = ""
+    testbeds: dict[str, TestbedSpec]
+    stack_profiles: dict[str, dict[str, str]] = Field(default_factory=dict)
+    blocks: list[Block]
+    seed: int
+    runs_per_cell: int = Field(ge=1, le=1000)
+    duration_s: float = Field(ge=0.5, le=600)
+    warmup_s: float = Field(0, ge=0, le=60, description="one discarded run per tool and testbed before the campaign")
+    pause_s: float = Field(0.2, ge=0, le=60)
+    timeout_s: float = Field(20, ge=2, le=600, description="added to the duration before a run is killed")
+    retries: int = Field(0, ge=0, le=5)
+    options: ToolOptions = Field(default_factory=ToolOptions)
+    notes: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return _safe(v, "plan name")
+
+    @field_validator("testbeds")
+    @classmethod
+    def _testbed_names(cls, v: dict[str, TestbedSpec]) -> dict[str, TestbedSpec]:
+        if not v:
+            raise ValueError("name at least one testbed")
+        for name in v:
+            _safe(name, "testbed name")
+        return v
+
+    @field_validator("stack_profiles")
+    @classmethod
+    def _profiles(cls, v: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        for name, sysctls in v.items():
+            _safe(name, "stack profile name")
+            for key, value in sysctls.items():
+                if key not in STACK_SYSCTLS:
+                    raise ValueError(f"stack profile {name}: {key} is not a per-namespace stack sysctl; use {', '.join(STACK_SYSCTLS)}")
+                if not re.fullmatch(r"[a-z0-9 ]{1,64}", str(value)):
+                    raise ValueError(f"stack profile {name}: {key}={value!r} is not a plain sysctl value")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Plan":
+        names = [b.name for b in self.blocks]
+        if not names:
+            raise ValueError("blocks: give at least one block")
+        if len(set(names)) != len(names):
+            raise ValueError(f"blocks: names repeat: {names}")
+        for b in self.blocks:
+            self._check_block_refs(b)
+        return self
+
+    def _check_block_refs(self, b: Block) -> None:
+        topologies = b.factors.get("topology")
+        if topologies is None and len(self.testbeds) != 1:
+            raise ValueError(f"block {b.name}: several testbeds are named, so give a topology factor choosing among {list(self.testbeds)}")
+        for t in topologies or []:
+            if t not in self.testbeds:
+                raise ValueError(f"block {b.name}: topology {t!r} is not among testbeds {list(self.testbeds)}")
+        for s in b.factors.get("stack", []):
+            if s not in self.stack_profiles:
+                raise ValueError(f"block {b.name}: stack {s!r} is not among stack_profiles {list(self.stack_profiles)}")
+        kinds = {self.testbeds[t].kind for t in (topologies or list(self.testbeds))}
+        if "loopback" in kinds:
+            touching = [s for s in b.factors.get("stack", []) if self.stack_profiles[s]]
+            if touching or "mtu_bytes" in b.factors:
+                raise ValueError(f"block {b.name}: on the loopback testbed a stack profile or MTU would change the host itself")
+
+    def testbed_of(self, levels: dict[str, Any]) -> str:
+        return str(levels.get("topology", next(iter(self.testbeds))))
+
+    def duration_of(self, run: "Run") -> float:
+        block = next(b for b in self.blocks if b.name == run.block)
+        return block.duration_s or self.duration_s
+
+
+@dataclass(frozen=True)
+class Run:
+    """One measurement: a block's cell and repetition, at a place in the order."""
+
+    order: int
+    block: str
+    tool: str
+    levels: dict[str, Any]  # factor levels incl. tool, mode and run
+    path: str  # campaign-relative output file
+
+
+class PlanError(ValueError):
+    """A plan that cannot run: names the file, the key and what to change."""
+
+
+def load_plan(path: str | Path) -> Plan:
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise PlanError(f"{path}: cannot read the plan: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise PlanError(f"{path}: a plan is a mapping (name, title, testbeds, blocks, seed, ...)")
+    try:
+        return Plan.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
+        raise PlanError(f"{path}: {problems}") from exc
+
+
+def _extension(tool: str) -> str:
+    return "json" if tool == "iperf3" else "txt"
+
+
+def cells(plan: Plan, block: Block) -> list[dict[str, Any]]:
+    """The block's factor-level combinations, fixed levels (tool, mode) included."""
+    fixed: dict[str, Any] = {"tool": block.tool}
+    if "mode" not in block.factors:
+        fixed["mode"] = MODES[block.tool][0]
+    names = list(block.factors)
+    return [fixed | dict(zip(names, combo)) for combo in itertools.product(*(block.factors[n] for n in names))]
+
+
+def run_path(block: Block, levels: dict[str, Any]) -> str:
+    parts = [block.name] + [f"{k}-{levels[k]}" for k in block.factors]
+    return "/".join(parts) + f"/run{levels['run']:03d}.{_extension(block.tool)}"
+
+
+def schedule(plan: Plan) -> list[Run]:
+    """Every run of the plan in its seeded random order."""
+    runs: list[tuple[Block, dict[str, Any]]] = []
+    for block in plan.blocks:
+        reps = block.runs_per_cell or plan.runs_per_cell
+        for cell in cells(plan, block):
+            runs.extend((block, cell | {"run": r}) for r in range(1, reps + 1))
+    random.Random(plan.seed).shuffle(runs)
+    return [Run(i, b.name, b.tool, lv, run_path(b, lv)) for i, (b, lv) in enumerate(runs)]
+
+
+# Measured wall time beyond the tool's own duration (start-up, control
+# connections, D-ITG's signalling and ITGDec), for the dry-run estimate.
+OVERHEAD_S = {"netperf": 0.3, "iperf3": 0.5, "iperf2": 0.3, "ditg": 1.2}
+
+
+def expected_seconds(plan: Plan, runs: list[Run]) -> float:
+    per_run = sum(plan.duration_of(r) + OVERHEAD_S[r.tool] + plan.pause_s for r in runs)
+    warmups = len({(b.tool) for b in plan.blocks}) * len(plan.testbeds) * (plan.warmup_s + 1) if plan.warmup_s else 0
+    return per_run + warmups + 3 * len(plan.testbeds)
+
+
+def payload_bytes(levels: dict[str, Any]) -> int | None:
+    """The tool's message size: the packet size as given, or what fills a
+    frame of ``frame_size_bytes`` after Ethernet, IP and transport headers."""
+    if "packet_size_bytes" in levels:
+        return int(levels["packet_size_bytes"])
+    if "frame_size_bytes" in levels:
+        ipv = int(levels.get("ip_version", 4))
+        transport = str(levels.get("transport", "UDP"))
+        return int(levels["frame_size_bytes"]) - ETHERNET_OVERHEAD_BYTES - IP_HEADER_BYTES[ipv] - L4_HEADER_BYTES[transport]
+    return None
+
+
+def factor_table(plan: Plan) -> dict[str, dict[str, Any]]:
+    """Every factor the campaign's files carry, with type and levels (for the manifest)."""
+    out: dict[str, dict[str, Any]] = {"tool": {"type": "str", "levels": []}, "mode": {"type": "str", "levels": []}}
+    for block in plan.blocks:
+        for cell in cells(plan, block):
+            for name, value in cell.items():
+                entry = out.setdefault(name, {"type": "int" if isinstance(value, int) else "str", "levels": []})
+                if value not in entry["levels"]:
+                    entry["levels"].append(value)
+    if any(b.tool == "ditg" for b in plan.blocks):
+        rttm = any("rttm" in b.factors.get("mode", []) for b in plan.blocks if b.tool == "ditg")
+        out["log"] = {"type": "str", "levels": ["sender", "receiver"] if rttm else ["receiver"],
+                      "description": "the D-ITG log ITGDec summarised: receiver = one-way, sender (rttm) = round trip"}
+    out["run"] = {"type": "int", "levels": None}
+    return out

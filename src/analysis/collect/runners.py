@@ -1,0 +1,241 @@
+"""Tool command lines, servers and bounded execution.
+
+Commands are argument lists, never shell strings: the collector runs as
+root. Servers start inside the receiving namespace and are stopped by their
+PID. Every client step runs in its own process group with a deadline; on
+expiry only that group is killed, so a hung run cannot take other work with it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .plan import Ports, ToolOptions, payload_bytes
+from .testbed import in_ns
+
+@dataclass(frozen=True)
+class Step:
+    """One client-side command of a run. ``output`` says where its output
+    goes: None = a side log, "" = the run's file, ".recv" = a second
+    measurement file next to it; ``log`` names the D-ITG log it decodes."""
+
+    argv: list[str]
+    timeout_s: float
+    output: str | None = None
+    label: str = ""
+    log: str | None = None
+    merge_stderr: bool = True  # ITGDec: no, its stderr is a progress spinner (one char per packets)
+
+
+@dataclass
+class StepResult:
+    step: Step
+    exit_status: int | None  # None: killed at the deadline
+    output: bytes
+    stderr: bytes  # empty when merged into output
+    started: float
+    ended: float
+
+
+def _netperf(levels: dict[str, Any], target: str, ports: Ports, duration: float, opts: ToolOptions) -> list[str]:
+    transport, mode, size = levels.get("transport", "TCP"), levels["mode"], payload_bytes(levels)
+    test = f"{transport}_{'STREAM' if mode == 'stream' else 'RR'}"
+    argv = ["netperf", f"-{levels.get('ip_version', 4)}", "-H", target, "-p", str(ports.netperf),
+            "-t", test, "-l", _secs(duration)]
+    if opts.netperf_cpu:
+        argv += ["-c", "-C"]
+    extra = []
+    if size is not None:
+        extra += ["-m", str(size)] if mode == "stream" else ["-r", f"{size},{size}"]
+    if test == "UDP_STREAM":
+        extra += ["-R", "1"]  # netperf sets SO_DONTROUTE on UDP_STREAM unless told: no IPv4 path via routers
+    return argv + (["--", *extra] if extra else [])
+
+
+def _iperf_shared(levels: dict[str, Any], opts: ToolOptions) -> list[str]:
+    """What iperf 2 and iperf3 spell alike: message size and the UDP offered rate."""
+    size = payload_bytes(levels)
+    argv = ["-l", str(size)] if size is not None else []
+    if levels.get("transport", "TCP") == "UDP":
+        argv += ["-u", "-b", opts.iperf3_udp_bitrate]
+    return argv
+
+
+def _iperf3(levels: dict[str, Any], target: str, ports: Ports, duration: float, opts: ToolOptions) -> list[str]:
+    argv = ["iperf3", "-c", target, "-p", str(ports.iperf3), "-t", _secs(duration), "--json"]
+    return argv + (["-6"] if levels.get("ip_version", 4) == 6 else []) + _iperf_shared(levels, opts)
+
+
+def _iperf2(levels: dict[str, Any], target: str, ports: Ports, duration: float, opts: ToolOptions) -> list[str]:
+    argv = ["iperf", "-c", target, "-p", str(ports.iperf2), "-t", _secs(duration)]
+    return argv + (["-V"] if levels.get("ip_version", 4) == 6 else []) + _iperf_shared(levels, opts)
+
+
+def ditg_send(levels: dict[str, Any], target: str, ports: Ports, duration: float, opts: ToolOptions,
+              send_log: str, recv_log: str) -> list[str]:
+    """ITGSend for one flow: constant rate and size, or an application preset
+    (which sets its own transport, sizes and inter-departure times)."""
+    argv = ["ITGSend", "-a", target, "-Sdp", str(ports.ditg), "-rp", str(ports.ditg_data),
+            "-t", str(int(duration * 1000))]
+    # Always ask for the receiver log: ITGRecv 2.8.1 aborts a round-trip flow
+    # without one once it has logged an earlier flow ("Cannot send back payload").
+    argv += ["-x", recv_log]
+    if levels["mode"] == "rttm":
+        argv += ["-m", "rttm", "-l", send_log]
+    app = levels.get("application")
+    if app is None:
+        argv += ["-T", levels.get("transport", "UDP"), "-C", str(opts.ditg_rate_pps)]
+        size = payload_bytes(levels)
+        if size is not None:
+            argv += ["-c", str(size)]
+    elif app.startswith("VoIP-"):
+        argv += ["VoIP", "-x", app.removeprefix("VoIP-"), "-h", "RTP"]
+    else:
+        argv.append(app)
+    return argv
+
+
+def _secs(duration: float) -> str:
+    return str(int(duration)) if float(duration).is_integer() else f"{duration:g}"
+
+
+BUILDERS = {"netperf": _netperf, "iperf3": _iperf3, "iperf2": _iperf2}
+
+
+def client_steps(levels: dict[str, Any], target: str, ns: str | None, ports: Ports, duration: float,
+                 opts: ToolOptions, scratch: Path, tag: str, timeout_s: float) -> list[Step]:
+    """The commands of one run, in the sender's namespace. D-ITG's
+    measurement is ITGDec's summary of the receiver log (one-way: delay,
+    jitter, loss, bitrate); in round-trip mode the run's file is the summary
+    of the sender log (round-trip delay) and the receiver log's summary is
+    kept next to it."""
+    tool = levels["tool"]
+    bound = duration + timeout_s
+    if tool in BUILDERS:
+        return [Step(in_ns(ns, BUILDERS[tool](levels, target, ports, duration, opts)), bound, "", tool)]
+    send_log, recv_log = str(scratch / f"{tag}.send.log"), str(scratch / f"{tag}.recv.log")
+    steps = [Step(in_ns(ns, ditg_send(levels, target, ports, duration, opts, send_log, recv_log)), bound, None, "ITGSend")]
+    if levels["mode"] == "rttm":
+        steps.append(Step(["ITGDec", send_log], timeout_s, "", "ITGDec", "sender", False))
+        return steps + [Step(["ITGDec", recv_log], timeout_s, ".recv", "ITGDec", "receiver", False)]
+    return steps + [Step(["ITGDec", recv_log], timeout_s, "", "ITGDec", "receiver", False)]
+
+
+def server_commands(tool: str, ports: Ports) -> list[list[str]]:
+    """Servers for ``tool``: dual-stack where the tool allows, else one per need."""
+    if tool == "netperf":
+        return [["netserver", "-D", "-p", str(ports.netperf)]]
+    if tool == "iperf3":
+        return [["iperf3", "-s", "-p", str(ports.iperf3)]]
+    if tool == "iperf2":
+        return [["iperf", "-s", "-V", "-p", str(ports.iperf2)], ["iperf", "-s", "-u", "-V", "-p", str(ports.iperf2)]]
+    return [["ITGRecv", "-Sp", str(ports.ditg)]]
+
+
+def run_step(step: Step, cwd: Path | None = None) -> StepResult:
+    """Run one step, stderr merged into stdout as a terminal shows it (unless
+    the step says otherwise); at the deadline kill its process group (only
+    this run's processes)."""
+    started = time.time()
+    err = subprocess.STDOUT if step.merge_stderr else subprocess.PIPE
+    proc = subprocess.Popen(step.argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                            cwd=cwd, start_new_session=True)
+    try:
+        out, errout = proc.communicate(timeout=step.timeout_s)
+        status: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, errout = proc.communicate()
+        status = None
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    return StepResult(step, status, out, errout or b"", started, time.time())
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+@dataclass
+class Server:
+    argv: list[str]
+    ns: str | None
+    log: Path
+    proc: subprocess.Popen | None = None
+
+    def start(self, cwd: Path) -> None:
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(in_ns(self.ns, self.argv), stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, cwd=cwd, start_new_session=True)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self) -> None:
+        """Stop by PID (the server's own process group, which holds its children)."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 5)):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                    self.proc.wait(timeout=wait)
+                    break
+                except ProcessLookupError:
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        self.proc = None
+
+
+@dataclass
+class ServerSet:
+    """The servers of one testbed, per tool, restartable after a failed run."""
+
+    ns: str | None
+    ports: Ports
+    cwd: Path
+    logdir: Path
+    servers: dict[str, list[Server]] = field(default_factory=dict)
+
+    def start(self, tool: str) -> None:
+        self.logdir.mkdir(parents=True, exist_ok=True)
+        name = self.ns or "host"
+        group = [Server(argv, self.ns, self.logdir / f"{name}.{tool}.{i}.log") for i, argv in enumerate(server_commands(tool, self.ports))]
+        for s in group:
+            s.start(self.cwd)
+        self.servers[tool] = group
+        time.sleep(0.5)
+        dead = [" ".join(s.argv) for s in group if not s.alive]
+        if dead:
+            self.stop(tool)
+            raise RuntimeError(f"server did not stay up: {dead[0]} (see {self.logdir})")
+
+    def ensure(self, tool: str) -> None:
+        """Start the tool's servers unless all of them are running."""
+        group = self.servers.get(tool)
+        if group and all(s.alive for s in group):
+            return
+        self.stop(tool)
+        self.start(tool)
+
+    def restart(self, tool: str) -> None:
+        self.stop(tool)
+        self.start(tool)
+
+    def stop(self, tool: str | None = None) -> None:
+        for name in [tool] if tool else list(self.servers):
+            for s in self.servers.pop(name, []):
+                s.stop()

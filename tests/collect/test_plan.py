@@ -1,0 +1,148 @@
+"""Plan validation, the seeded run order and the schedule."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis.collect.plan import Plan, PlanError, expected_seconds, factor_table, load_plan, payload_bytes, schedule
+
+PLANS = Path(__file__).resolve().parents[2] / "plans"
+
+BASE = {
+    "name": "t",
+    "title": "t",
+    "testbeds": {"p2p": {"kind": "p2p", "rate": "1gbit"}},
+    "stack_profiles": {"cubic": {"net.ipv4.tcp_congestion_control": "cubic"}, "reno": {"net.ipv4.tcp_congestion_control": "reno"}},
+    "blocks": [
+        {"name": "np", "tool": "netperf",
+         "factors": {"mode": ["stream", "rr"], "ip_version": [4, 6], "transport": ["TCP", "UDP"],
+                     "packet_size_bytes": [128, 1408], "stack": ["cubic", "reno"]}},
+        {"name": "itg", "tool": "ditg", "factors": {"ip_version": [4, 6], "application": ["DNS", "VoIP-G.729.3"]}},
+    ],
+    "seed": 7,
+    "runs_per_cell": 3,
+    "duration_s": 1,
+}
+
+
+def plan(**changes) -> Plan:
+    raw = copy.deepcopy(BASE)
+    raw.update(changes)
+    return Plan.model_validate(raw)
+
+
+def with_block(**block) -> dict:
+    return {"blocks": [{"name": "b", "tool": "netperf"} | block]}
+
+
+def test_base_plan_counts_cells_and_runs():
+    runs = schedule(plan())
+    # netperf 2*2*2*2*2 = 32 cells, D-ITG 2*2 = 4 cells, 3 runs each
+    assert len(runs) == (32 + 4) * 3
+    assert [r.order for r in runs] == list(range(len(runs)))
+    assert len({r.path for r in runs}) == len(runs)
+
+
+def test_same_seed_same_order_other_seed_other_order():
+    first = [r.path for r in schedule(plan())]
+    assert first == [r.path for r in schedule(plan())]
+    assert first != [r.path for r in schedule(plan(seed=8))]
+    assert sorted(first) == sorted(r.path for r in schedule(plan(seed=8)))
+
+
+def test_order_is_shuffled_not_block_by_block():
+    tools = [r.tool for r in schedule(plan())]
+    # 12 D-ITG runs among 96 netperf runs: a random order does not keep them together
+    positions = [i for i, t in enumerate(tools) if t == "ditg"]
+    assert positions != list(range(positions[0], positions[0] + len(positions)))
+
+
+def test_run_levels_and_path():
+    run = next(r for r in schedule(plan()) if r.tool == "ditg")
+    assert run.levels["tool"] == "ditg" and run.levels["mode"] == "owdm"
+    assert run.path.startswith("itg/ip_version-") and run.path.endswith(f"/run{run.levels['run']:03d}.txt")
+    iperf3 = plan(blocks=[{"name": "i3", "tool": "iperf3", "factors": {"transport": ["UDP"]}}])
+    assert sorted(r.path for r in schedule(iperf3)) == [f"i3/transport-UDP/run00{i}.json" for i in (1, 2, 3)]
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        (with_block(factors={"throughput_mbps": [1]}), "would overwrite a tool-reported column"),
+        (with_block(factors={"colour": ["red"]}), "the collector can vary"),
+        (with_block(factors={"run": [1]}), "set by the collector"),
+        (with_block(factors={"packet_size_bytes": [8]}), "outside 16..65000"),
+        (with_block(factors={"packet_size_bytes": [128, 128]}), "levels repeat"),
+        (with_block(factors={"ip_version": [5]}), "not possible for netperf"),
+        (with_block(factors={"mode": ["rttm"]}), "not possible for netperf"),
+        (with_block(factors={"application": ["DNS"]}), "not possible for netperf"),
+        (with_block(factors={"transport": ["tcp; rm -rf /"]}), "use 1-40 of"),
+        (with_block(name="../etc"), "block name"),
+        (with_block(factors={"stack": ["bbr"]}), "not among stack_profiles"),
+        (with_block(factors={"topology": ["routed"]}), "not among testbeds"),
+        ({"name": "bad name"}, "plan name"),
+        ({"duration_s": 0.1}, "greater than or equal to 0.5"),
+        ({"duration_s": 3600}, "less than or equal to 600"),
+        ({"runs_per_cell": 0}, "greater than or equal to 1"),
+        ({"testbeds": {"p2p": {"kind": "p2p", "rate": "fast"}}}, "write a tc rate"),
+        ({"testbeds": {"p2p": {"kind": "p2p", "rate": "1tbit"}}}, "write a tc rate"),
+        ({"testbeds": {"p2p": {"kind": "p2p", "mtu": 100}}}, "use 1280..9000"),
+        ({"testbeds": {"r": {"kind": "routed", "mtu": [9000, 1500]}}}, "has 3 links"),
+        ({"testbeds": {"p2p": {"kind": "p2p", "offloads": {"lro": False}}}}, "unknown feature"),
+        ({"testbeds": {"lo": {"kind": "loopback", "rate": "1gbit"}}}, "would change the host's own lo"),
+        ({"testbeds": {"lo": {"kind": "loopback"}}}, "would change the host itself"),
+        ({"testbeds": {"p2p": {"kind": "p2p", "ports": {"netperf": 15201}}}}, "ports must be distinct"),
+        ({"testbeds": {"a": {"kind": "p2p"}, "b": {"kind": "routed"}}}, "give a topology factor"),
+        ({"stack_profiles": {"x": {"kernel.panic": "1"}}}, "not a per-namespace stack sysctl"),
+        ({"stack_profiles": {"x": {"net.ipv4.tcp_congestion_control": "cubic; reboot"}}}, "not a plain sysctl value"),
+        ({"blocks": [{"name": "a", "tool": "ditg", "factors": {"application": ["DNS"], "transport": ["UDP"]}}]}, "application preset fixes"),
+        ({"blocks": [{"name": "a", "tool": "ditg", "factors": {"frame_size_bytes": [1518], "packet_size_bytes": [512]}}]}, "not both"),
+        ({"blocks": [{"name": "a", "tool": "iperf3"}, {"name": "a", "tool": "iperf2"}]}, "names repeat"),
+        ({"blocks": [{"name": "a", "tool": "ping"}]}, "Input should be"),
+        ({"extra_key": 1}, "Extra inputs are not permitted"),
+    ],
+)
+def test_validation_errors_name_the_problem(changes, message):
+    with pytest.raises(Exception, match="(?s)" + message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        plan(**changes)
+
+
+def test_load_plan_reports_file_and_key(tmp_path):
+    bad = copy.deepcopy(BASE)
+    bad["testbeds"]["p2p"]["mtu"] = 20000
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump(bad))
+    with pytest.raises(PlanError, match=r"p\.yaml: testbeds\.p2p.*use 1280\.\.9000"):
+        load_plan(path)
+    path.write_text("- a list\n")
+    with pytest.raises(PlanError, match="a plan is a mapping"):
+        load_plan(path)
+
+
+def test_payload_from_frame_size():
+    assert payload_bytes({"frame_size_bytes": 1518, "ip_version": 4, "transport": "UDP"}) == 1518 - 18 - 20 - 8
+    assert payload_bytes({"frame_size_bytes": 9014, "ip_version": 6, "transport": "TCP"}) == 9014 - 18 - 40 - 32
+    assert payload_bytes({"packet_size_bytes": 640}) == 640
+    assert payload_bytes({"application": "DNS"}) is None
+
+
+def test_factor_table_lists_levels_in_plan_order():
+    table = factor_table(plan())
+    assert table["tool"]["levels"] == ["netperf", "ditg"]
+    assert table["mode"]["levels"] == ["stream", "rr", "owdm"]
+    assert table["packet_size_bytes"] == {"type": "int", "levels": [128, 1408]}
+    assert table["log"]["levels"] == ["receiver"]
+    assert table["run"]["type"] == "int"
+
+
+@pytest.mark.parametrize("name, runs", [("lan-p2p", 900), ("sizes-10", 800), ("jumbo-routed", 270)])
+def test_shipped_plans_validate(name, runs):
+    p = load_plan(PLANS / f"{name}.yaml")
+    assert p.name == name
+    scheduled = schedule(p)
+    assert len(scheduled) == runs
+    assert 60 < expected_seconds(p, scheduled) < 3600
