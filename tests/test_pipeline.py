@@ -37,7 +37,7 @@ def built(tmp_path_factory):
     (camp / "manifest.yaml").write_text(yaml.safe_dump(manifest))
     (tmp / "hyp").mkdir()
     (tmp / "hyp" / "small.yaml").write_text(HYPOTHESES)
-    index = build_report([camp], tmp / "reports", hypotheses_dir=tmp / "hyp", echo=lambda *_: None)
+    index = build_report([camp], tmp / "reports", hypotheses_dir=tmp / "hyp", papers=False, echo=lambda *_: None)
     return camp, tmp / "reports", index
 
 
@@ -72,7 +72,7 @@ def test_a_failing_notebook_names_notebook_cell_and_error(tmp_path):
     camp.mkdir(parents=True)
     (camp / "manifest.yaml").write_text("campaign: {title: t, synthetic: false}\nfiles: {templates: ['{run}.txt']}\n")
     with pytest.raises(ReportError, match=r"broken: notebook 01_ingest, cell \d+: \w+"):
-        build_report([camp], tmp_path / "reports", hypotheses_dir=tmp_path, echo=lambda *_: None)
+        build_report([camp], tmp_path / "reports", hypotheses_dir=tmp_path, papers=False, echo=lambda *_: None)
 
 
 @pytest.fixture()
@@ -128,3 +128,12 @@ def test_report_in_a_real_browser(served, browser):
     rendered = browser.execute_script("return Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)")
     assert all(rendered)
     assert "Hoefler" in browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_a_study_reproduction_runs_headless(tmp_path):
+    from analysis.pipeline import PAPER_DIR, build_paper
+
+    report = build_paper(PAPER_DIR / "002_6c0e8c5c95705e2f.ipynb", tmp_path, echo=lambda *_: None)
+    assert report.html == tmp_path / "papers" / "002_6c0e8c5c95705e2f" / "report.html"
+    assert report.figures and report.tables
+    assert "002_6c0e8c5c95705e2f" in report.html.read_text()

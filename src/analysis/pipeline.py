@@ -21,6 +21,7 @@ from nbconvert import HTMLExporter
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")
+PAPER_DIR = NOTEBOOK_DIR / "papers"
 HYPOTHESES_DIR = ROOT / "data" / "hypotheses"
 
 
@@ -46,14 +47,16 @@ def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYP
     return {"campaign": rel(campaign_dir), "out": rel(out_dir), "hypotheses": rel(hyp) if hyp.is_file() else ""}
 
 
-def run_notebook(name: str, params: dict[str, str], executed: Path, campaign: str) -> nbformat.NotebookNode:
+def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str) -> nbformat.NotebookNode:
+    """Execute one notebook with papermill in its own folder (relative paths
+    in its parameters resolve from there)."""
     try:
         return pm.execute_notebook(
-            str(NOTEBOOK_DIR / f"{name}.ipynb"), str(executed), parameters=params, cwd=str(NOTEBOOK_DIR),
+            str(path), str(executed), parameters=params, cwd=str(path.parent),
             kernel_name="python3", progress_bar=False, log_output=False,
         )
     except pm.PapermillExecutionError as exc:
-        raise ReportError(f"{campaign}: notebook {name}, cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
+        raise ReportError(f"{label}: notebook {path.stem}, cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
 
 
 def to_html(notebooks: list[nbformat.NotebookNode], title: str) -> str:
@@ -79,7 +82,7 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
     executed = []
     for name in NOTEBOOKS:
         echo(f"  {campaign_dir.name}: {name}")
-        executed.append(run_notebook(name, params, executed_dir / f"{name}.ipynb", campaign_dir.name))
+        executed.append(run_notebook(NOTEBOOK_DIR / f"{name}.ipynb", params, executed_dir / f"{name}.ipynb", campaign_dir.name))
     title = f"netrepro report: {campaign_dir.name}" + (" (SYNTHETIC DATA)" if synthetic else "")
     page = out_dir / "report.html"
     page.write_text(to_html(executed, title))
@@ -87,32 +90,57 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
                           sorted((out_dir / "tables").glob("*.csv")), synthetic)
 
 
-def write_index(reports: list[CampaignReport], out_root: Path) -> Path:
-    """reports/index.html: every campaign with links to its report, verdict
-    tables and figures (relative links, so the folder can be moved)."""
+def build_paper(notebook: Path, out_root: Path, echo=print) -> CampaignReport:
+    """One study's reproduction: its notebook run with papermill, then HTML."""
+    out_dir = out_root / "papers" / notebook.stem
+    (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
+    echo(f"  study {notebook.stem}")
+    params = {"study": notebook.stem, "out": os.path.relpath(out_dir, notebook.parent)}
+    executed = run_notebook(notebook, params, out_dir / "notebooks" / notebook.name, f"study {notebook.stem}")
+    page = out_dir / "report.html"
+    page.write_text(to_html([executed], f"netrepro reproduction: {notebook.stem}"))
+    return CampaignReport(notebook.stem, page, sorted((out_dir / "figures").glob("*.png")),
+                          sorted((out_dir / "tables").glob("*.csv")), synthetic=False)
+
+
+def _index_section(r: CampaignReport, out_root: Path) -> list[str]:
+    rel = lambda p: html.escape(p.relative_to(out_root).as_posix())  # noqa: E731
+    label = " <strong>(SYNTHETIC DATA)</strong>" if r.synthetic else ""
+    parts = [f"<h3 id='{html.escape(r.campaign)}'>{html.escape(r.campaign)}{label}</h3>",
+             f"<p><a href='{rel(r.html)}'>Report</a></p><h4>Tables</h4><ul>"]
+    parts += [f"<li><a href='{rel(t)}'>{html.escape(t.name)}</a></li>" for t in r.tables]
+    parts.append("</ul><h4>Figures</h4><ul>")
+    parts += [f"<li><a href='{rel(f)}'>{html.escape(f.stem)}</a></li>" for f in r.figures]
+    parts.append("</ul>")
+    return parts
+
+
+def write_index(reports: list[CampaignReport], papers: list[CampaignReport], out_root: Path) -> Path:
+    """reports/index.html: every campaign and reproduced study with links to
+    its report, tables and figures (relative links, so the folder can move)."""
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>netrepro reports</title>",
              "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}li{margin:.2em 0}</style>",
-             "</head><body><h1>netrepro reports</h1>"]
+             "</head><body><h1>netrepro reports</h1><h2>Campaigns</h2>"]
     for r in reports:
-        rel = lambda p: html.escape(p.relative_to(out_root).as_posix())  # noqa: E731
-        label = " <strong>(SYNTHETIC DATA)</strong>" if r.synthetic else ""
-        parts.append(f"<h2 id='{html.escape(r.campaign)}'>{html.escape(r.campaign)}{label}</h2>")
-        parts.append(f"<p><a href='{rel(r.html)}'>Report</a></p><h3>Tables</h3><ul>")
-        parts += [f"<li><a href='{rel(t)}'>{html.escape(t.name)}</a></li>" for t in r.tables]
-        parts.append("</ul><h3>Figures</h3><ul>")
-        parts += [f"<li><a href='{rel(f)}'>{html.escape(f.stem)}</a></li>" for f in r.figures]
-        parts.append("</ul>")
+        parts += _index_section(r, out_root)
+    if papers:
+        parts.append("<h2>The studies reproduced</h2>")
+        for r in papers:
+            parts += _index_section(r, out_root)
     parts.append("</body></html>")
     index = out_root / "index.html"
     index.write_text("\n".join(parts) + "\n")
     return index
 
 
-def build_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR, echo=print) -> Path:
-    """Run the whole pipeline; returns the index page."""
+def build_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR,
+                 papers: bool = True, echo=print) -> Path:
+    """Run the whole pipeline (campaigns, then the studies' reproductions); returns the index page."""
+    out_root = out_root.resolve()
     out_root.mkdir(parents=True, exist_ok=True)
     reports = []
     for i, campaign in enumerate(campaigns, 1):
         echo(f"[{i}/{len(campaigns)}] {campaign.name}")
-        reports.append(build_campaign(campaign.resolve(), out_root.resolve(), hypotheses_dir.resolve(), echo))
-    return write_index(reports, out_root.resolve())
+        reports.append(build_campaign(campaign.resolve(), out_root, hypotheses_dir.resolve(), echo))
+    studies = [build_paper(nb, out_root, echo) for nb in sorted(PAPER_DIR.glob("*.ipynb"))] if papers else []
+    return write_index(reports, studies, out_root)
