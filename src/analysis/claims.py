@@ -17,10 +17,10 @@ import os
 from pathlib import Path
 from typing import Literal, Union
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .hypotheses import Compare
+from .yamlfiles import read_yaml
 
 CLAIMS_DIR = Path(__file__).resolve().parents[2] / "data" / "claims"
 Level = Union[int, float, str, None]
@@ -171,7 +171,7 @@ def claims_dir() -> Path:
 def load_claims(study: str, directory: str | Path | None = None) -> ClaimsFile:
     """Read and validate one study's claims file (by study stem)."""
     path = Path(directory or claims_dir()) / f"{study}.yaml"
-    return parse_claims(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+    return parse_claims(read_yaml(path, ClaimsError), str(path))
 
 
 def parse_claims(doc: dict, origin: str = "<claims>") -> ClaimsFile:

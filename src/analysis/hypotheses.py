@@ -17,10 +17,10 @@ from typing import Literal, Union
 import numpy as np
 import pandas as pd
 import statsmodels.formula.api as smf
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from . import stats as st
+from .yamlfiles import read_yaml
 
 Scalar = Union[int, float, str]
 VERDICTS = ("supported", "contradicted", "inconclusive", "untestable")
@@ -146,7 +146,7 @@ def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None) 
 
 def load_hypotheses(path: str | Path) -> list[Hypothesis]:
     """Read a YAML file: ``hypotheses: [...]`` (+ optional ``defaults``) or a list."""
-    doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    doc = read_yaml(path, HypothesisError)
     if isinstance(doc, list):
         return parse_hypotheses(doc)
     if not isinstance(doc, Mapping) or not isinstance(doc.get("hypotheses"), list):

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ManifestError
+from .yamlfiles import problems, read_yaml
 
 MANIFEST_NAME = "manifest.yaml"
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -128,19 +128,13 @@ def load_manifest(campaign_dir: Path) -> Manifest:
     path = Path(campaign_dir) / MANIFEST_NAME
     if not path.is_file():
         raise ManifestError(f"{path}: no manifest; a campaign folder needs a {MANIFEST_NAME} (see docs/architecture.md)")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise ManifestError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from exc
+    raw = read_yaml(path, ManifestError)
     if not isinstance(raw, dict):
         raise ManifestError(f"{path}: expected a mapping with keys campaign, factors, files")
     try:
         return Manifest.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
-        raise ManifestError(f"{path}: {problems}") from exc
+        raise ManifestError(f"{path}: {problems(exc)}") from None
 
 
 class FileMapper:

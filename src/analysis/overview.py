@@ -55,12 +55,26 @@ def run_order(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def host_facts(campaign: Campaign) -> pd.DataFrame:
-    """The campaign's host and tool facts as a two-column table."""
+    """The campaign's host and tool facts as a two-column table; nested facts
+    (a collector's host, testbeds, progress) one row per leaf, the collector's
+    copy of its plan left out (it is in the manifest)."""
     info = campaign.manifest.campaign.model_dump()
     facts: dict[str, Any] = {k: info[k] for k in ("testbed", "os", "kernel", "hosts", "dates") if info.get(k)}
     facts.update({f"{tool} version": v for tool, v in info["tool_versions"].items()})
-    facts.update({k: v for k, v in info["extra"].items()})
+    extra = {k: v for k, v in info["extra"].items() if k != "collector"}
+    facts.update(_flatten(extra))
     return pd.DataFrame({"fact": list(facts), "value": [str(v) for v in facts.values()]})
+
+
+def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in tree.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            flat.update(_flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
 
 
 def ingest_account(campaign: Campaign) -> pd.DataFrame:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..records import RunRecord
+from ..yamlfiles import problems, read_yaml
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 _RATE = re.compile(r"^[1-9][0-9]*(?:\.[0-9]+)?(?:bit|kbit|mbit|gbit)$")
@@ -297,17 +297,13 @@ class PlanError(ValueError):
 
 def load_plan(path: str | Path) -> Plan:
     path = Path(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise PlanError(f"{path}: cannot read the plan: {exc}") from exc
+    raw = read_yaml(path, PlanError)
     if not isinstance(raw, dict):
         raise PlanError(f"{path}: a plan is a mapping (name, title, testbeds, blocks, seed, ...)")
     try:
         return Plan.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
-        raise PlanError(f"{path}: {problems}") from exc
+        raise PlanError(f"{path}: {problems(exc)}") from None
 
 
 def _extension(tool: str) -> str:
