@@ -13,11 +13,11 @@ from .audit import audit_table
 from .derived import recompute_derived
 from .lookup import Record, load_record
 from .mdd import mdd_table, minimum_detectable_difference
-from .study import Reproduction, reproduce_study
+from .study import Reproduction, overview_table, reproduce_study
 from .tables import rebuild_tables
 from .verdicts import CLASSES, evaluate_claims, summary_counts
 
 __all__ = [
-    "CLASSES", "Record", "Reproduction", "reproduce_study", "audit_table", "evaluate_claims", "load_record", "mdd_table",
+    "CLASSES", "Record", "Reproduction", "overview_table", "reproduce_study", "audit_table", "evaluate_claims", "load_record", "mdd_table",
     "minimum_detectable_difference", "rebuild_tables", "recompute_derived", "summary_counts",
 ]

@@ -63,3 +63,18 @@ def reproduce_study(study: str) -> Reproduction:
     derived = recompute_derived(record)
     return Reproduction(record, verdicts, cells, derived, mdd_table(record, cells),
                         audit_table(record, verdicts, cells, derived), rebuild_tables(record))
+
+
+def overview_table(study_stems: list[str]) -> pd.DataFrame:
+    """One row per study with the counts a reader of the studies wants first:
+    numbers, tables and figures published; claims tested / descriptive /
+    untestable and their verdicts; derived numbers reproduced; inconsistencies."""
+    rows = [reproduce_study(s).counts() for s in study_stems]
+    table = pd.DataFrame(rows)
+    verdicts = [f"verdict_{v}" for v in ("supported", "contradicted", "inconclusive", "agrees", "disagrees", "untestable")]
+    first = ["study", "numbers", "tables", "figures", "claims", "tested", "descriptive", "untestable"]
+    table = table.reindex(columns=[*first, *verdicts, *[c for c in table.columns if c not in first + verdicts]])
+    counts = [c for c in table.columns if c != "study"]
+    table[counts] = table[counts].fillna(0).astype(int)
+    total = {"study": "all five", **{c: int(table[c].sum()) for c in counts}}
+    return pd.concat([table, pd.DataFrame([total])], ignore_index=True)
