@@ -465,6 +465,9 @@ def _summarize(hyp: Hypothesis, table: pd.DataFrame, assumptions: str) -> dict:
     tested = table[table["verdict"] != "untestable"]
     if verdict == "untestable":
         deciding = table.iloc[0]
+    elif verdict == "contradicted":  # the strongest evidence against the claim
+        against = tested[tested["verdict"] == "contradicted"]
+        deciding = against.loc[against["p_adj"].idxmin()]
     elif hyp.holds == "any" and verdict == "supported":
         deciding = tested.loc[tested["p_adj"].idxmin()]
     else:

@@ -229,3 +229,20 @@ def test_demo_file_covers_the_four_claim_shapes_and_runs_on_the_demo_campaign():
     assert (table["verdict"] != "untestable").all(), table["reason"].to_dict()
     assert table["p"].notna().all() and table["summary"].str.len().gt(0).all()
     assert table.loc["D1", "cells_tested"] == 3  # three packet sizes
+
+
+def test_a_contradicted_claim_names_the_contradicting_cell():
+    # SYNTHETIC: at size 2 the claimed direction is reversed, elsewhere it holds
+    rng = np.random.default_rng(7)
+    rows = []
+    for size, gap in ((1, 10.0), (2, -10.0), (3, 10.0)):
+        for ip, shift in ((4, gap), (6, 0.0)):
+            rows += [{"packet_size_bytes": size, "ip_version": ip, "status": "ok",
+                      "throughput_mbps": 100 + shift + rng.normal(0, 1)} for _ in range(8)]
+    table = evaluate_hypotheses(pd.DataFrame(rows), [{
+        "id": "mixed", "statement": "IPv4 faster at every size", "metric": "throughput_mbps",
+        "compare": {"factor": "ip_version", "levels": [4, 6]}, "direction": "greater",
+        "per": "packet_size_bytes", "test": "welch"}]).iloc[0]
+    assert table["verdict"] == "contradicted"
+    assert table["cell"] == "packet_size_bytes=2"
+    assert "deciding cell packet_size_bytes=2" in table["reason"]
