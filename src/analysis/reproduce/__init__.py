@@ -6,6 +6,7 @@
 - ``mdd``: the smallest difference each study could have detected.
 - ``tables``: the study's tables rebuilt from the record.
 - ``audit``: the consistency audit (hand-found items + what the evaluator finds).
+- ``own_data``: the claims re-tested on our own mirror dataset, beside the study's verdict.
 - ``study``: all of the above for one study, as its notebook shows it.
 """
 
@@ -13,11 +14,12 @@ from .audit import audit_table
 from .derived import recompute_derived
 from .lookup import Record, load_record
 from .mdd import mdd_table, minimum_detectable_difference
+from .own_data import own_data_counts, own_data_table
 from .study import Reproduction, overview_table, reproduce_study
 from .tables import rebuild_tables
 from .verdicts import CLASSES, evaluate_claims, summary_counts
 
 __all__ = [
     "CLASSES", "Record", "Reproduction", "overview_table", "reproduce_study", "audit_table", "evaluate_claims", "load_record", "mdd_table",
-    "minimum_detectable_difference", "rebuild_tables", "recompute_derived", "summary_counts",
+    "minimum_detectable_difference", "own_data_counts", "own_data_table", "rebuild_tables", "recompute_derived", "summary_counts",
 ]

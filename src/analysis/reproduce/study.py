@@ -12,6 +12,7 @@ from .audit import audit_table
 from .derived import recompute_derived
 from .lookup import Record, load_record
 from .mdd import mdd_summary, mdd_table
+from .own_data import own_data_table
 from .tables import rebuild_tables
 from .verdicts import evaluate_claims, summary_counts
 
@@ -42,6 +43,10 @@ class Reproduction:
                 "derived": len(self.derived),
                 "derived_reproduced": int((self.derived["status"] == "reproduced").sum()),
                 "inconsistencies": len(self.audit)}
+
+    def own_data(self) -> pd.DataFrame:
+        """Each claim re-tested on our mirror dataset, beside the study's verdict."""
+        return own_data_table(self.study, self.verdicts)
 
     def mdd_text(self) -> str:
         return mdd_summary(self.record)
