@@ -28,7 +28,7 @@ test: setup
 
 # Re-execute the committed notebooks in place on the bundled data (what nbval checks).
 notebooks: setup
-	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace 0*.ipynb
+	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.store_widget_state=False 0*.ipynb
 
 bench: setup
 	$(BIN)/python benchmarks/run.py

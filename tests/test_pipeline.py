@@ -57,6 +57,14 @@ def test_every_artefact_exists(built):
     assert "small/report.html" in index.read_text()
 
 
+def test_the_static_report_leaves_out_the_live_widget(built):
+    _, out, _ = built
+    executed = (out / "small" / "notebooks" / "02_explore.ipynb").read_text()
+    assert "Explore interactively" in executed  # the notebook has it for JupyterLab ...
+    page = (out / "small" / "report.html").read_text()
+    assert "Explore interactively" not in page and "VBox(children" not in page  # ... the HTML page does not
+
+
 def test_verdict_table_matches_the_library(built):
     camp, out, _ = built
     written = pd.read_csv(out / "small" / "tables" / "verdicts.csv")

@@ -91,24 +91,25 @@ def metric_vs_size(runs: pd.DataFrame, metric: str, size: str, hue: Sequence[str
     return fig
 
 
-def grouped_bars(runs: pd.DataFrame, metric: str, x: str, hue: str, *, campaign: str, synthetic: bool) -> plt.Figure:
+def grouped_bars(runs: pd.DataFrame, metric: str, x: str, hue: str | None, *, campaign: str, synthetic: bool) -> plt.Figure:
     """Mean per group with 95% CI: the studies' tables of mean per OS and IP version."""
-    summary = cell_summaries(runs, metric, by=[x, hue]).dropna(subset=["mean"])
+    summary = cell_summaries(runs, metric, by=[x] if hue is None else [x, hue]).dropna(subset=["mean"])
     fig, ax = _axes(None)
     xs = sorted(summary[x].unique(), key=str)
-    hues = sorted(summary[hue].unique(), key=str)
+    hues = [None] if hue is None else sorted(summary[hue].unique(), key=str)
     width = 0.8 / max(1, len(hues))
     colours = sns.color_palette(PALETTE, n_colors=len(hues))
     for i, (h, colour) in enumerate(zip(hues, colours)):
-        cell = summary[summary[hue] == h].set_index(x).reindex(xs)
+        cell = (summary if h is None else summary[summary[hue] == h]).set_index(x).reindex(xs)
         pos = np.arange(len(xs)) + (i - (len(hues) - 1) / 2) * width
         err = np.vstack([cell["mean"] - cell["ci_low"], cell["ci_high"] - cell["mean"]])
         ax.bar(pos, cell["mean"], width, yerr=np.nan_to_num(err), capsize=3, color=colour,
-               label=_series_label(h, [hue]))
+               label=None if h is None else _series_label(h, [hue]))
     ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
     ax.set_xlabel(label(x))
     ax.set_ylabel(label(metric))
-    ax.legend(title=label(hue), fontsize=8)
+    if hue is not None:
+        ax.legend(title=label(hue), fontsize=8)
     caption(fig, campaign, synthetic, "Bars: mean of runs; error bars: 95% CI of the mean")
     return fig
 

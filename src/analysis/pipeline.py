@@ -23,6 +23,8 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")
 PAPER_DIR = NOTEBOOK_DIR / "papers"
 HYPOTHESES_DIR = ROOT / "data" / "hypotheses"
+# Cells the static report leaves out: papermill's parameters, and widgets that need a live kernel.
+REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only"}
 
 
 class ReportError(RuntimeError):
@@ -63,8 +65,7 @@ def to_html(notebooks: list[nbformat.NotebookNode], title: str) -> str:
     """One HTML page from the executed notebooks, code hidden."""
     merged = nbformat.v4.new_notebook(metadata=notebooks[0].metadata)
     for nb in notebooks:
-        merged.cells.extend(c for c in nb.cells if "parameters" not in c.metadata.get("tags", [])
-                            and "injected-parameters" not in c.metadata.get("tags", []))
+        merged.cells.extend(c for c in nb.cells if not REPORT_SKIPS_TAGS & set(c.metadata.get("tags", [])))
     merged.metadata["title"] = title
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     body, _ = exporter.from_notebook_node(merged)

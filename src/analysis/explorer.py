@@ -1,0 +1,143 @@
+"""An interactive explorer for JupyterLab: pick a tool, a metric and the
+factors on the x axis and in colour, and see the campaign's runs drawn.
+
+The drawing is a plain function (:func:`draw`), so it is tested without a
+browser; :class:`Explorer` only wires ipywidgets dropdowns to it. A headless
+run (papermill, nbval) builds the widget but nothing renders it.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from . import figures as F
+from .exploration import metrics_of, ok_runs, size_factor
+
+KINDS = ("means", "distribution")
+NO_HUE = "(none)"
+
+
+def varying_factors(runs: pd.DataFrame, factors: list[str]) -> list[str]:
+    """The design factors with more than one level among these runs."""
+    return [f for f in factors if f in runs and runs[f].nunique(dropna=True) > 1]
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series.dropna())
+
+
+def draw(runs: pd.DataFrame, tool: str, metric: str, x: str, hue: str | None, kind: str, *,
+         campaign: str, synthetic: bool) -> plt.Figure:
+    """One figure of one tool's runs: means with 95% CIs (lines over a numeric
+    x such as a size, bars over a categorical one) or the distribution of runs."""
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
+    missing = [c for c in (metric, x, hue) if c is not None and c not in runs]
+    if missing:
+        raise ValueError(f"the runs have no column {', '.join(missing)}")
+    data = ok_runs(runs)
+    data = data[data["tool"] == tool].dropna(subset=[metric, x])
+    if data.empty:
+        raise ValueError(f"{tool} has no successful run with a value of {metric} and a level of {x}")
+    prov = {"campaign": campaign, "synthetic": synthetic}
+    if kind == "distribution":
+        return F.distributions(data, metric, x, hue, **prov)
+    if _is_numeric(data[x]):
+        return F.metric_vs_size(data, metric, x, [hue] if hue else [x], **prov)
+    return F.grouped_bars(data, metric, x, hue, **prov)
+
+
+def _default_x(runs: pd.DataFrame, factors: list[str]) -> str | None:
+    """A size if the design has one (the studies' x axis), else the factor with most levels."""
+    size = size_factor(factors)
+    return size or max(factors, key=lambda f: runs[f].nunique(), default=None)
+
+
+class Explorer:
+    """Dropdowns for tool, metric, x, colour and kind above the figure they select.
+
+    ``figure`` is the figure drawn last (None before the first draw), so a
+    notebook or a test can reach what is on screen.
+    """
+
+    def __init__(self, runs: pd.DataFrame, factors: list[str], *, campaign: str, synthetic: bool):
+        import ipywidgets as widgets
+
+        self.runs, self.campaign, self.synthetic = runs, campaign, synthetic
+        self.factors = [f for f in factors if f != "tool"]
+        self.figure: plt.Figure | None = None
+        self._quiet = False
+        tools = sorted(ok_runs(runs)["tool"].dropna().unique())
+        if not tools:
+            raise ValueError(f"{campaign}: no successful run to explore")
+        self.tool = widgets.Dropdown(description="tool", options=tools)
+        self.metric = widgets.Dropdown(description="metric")
+        self.x = widgets.Dropdown(description="x axis")
+        self.hue = widgets.Dropdown(description="colour")
+        self.kind = widgets.ToggleButtons(description="show", options=KINDS)
+        self.image = widgets.Image(format="png")
+        self.message = widgets.Label()
+        self._refresh_options()
+        self.tool.observe(self._on_tool, names="value")
+        for control in (self.metric, self.x, self.hue, self.kind):
+            control.observe(self._on_change, names="value")
+        self.widget = widgets.VBox([
+            widgets.HBox([self.tool, self.metric]), widgets.HBox([self.x, self.hue]), self.kind, self.message, self.image,
+        ])
+        self.redraw()
+
+    def _tool_runs(self) -> pd.DataFrame:
+        runs = ok_runs(self.runs)
+        return runs[runs["tool"] == self.tool.value]
+
+    def _refresh_options(self) -> None:
+        """Offer only what the chosen tool measured and varied."""
+        part = self._tool_runs()
+        factors = varying_factors(part, self.factors) or [f for f in self.factors if part[f].notna().any()]
+        self._quiet = True  # one redraw after all options changed, not one per dropdown
+        try:
+            metrics = metrics_of(part)
+            self.metric.options = metrics
+            self.metric.value = self.metric.value if self.metric.value in metrics else next(iter(metrics), None)
+            self.x.options = factors
+            self.x.value = self.x.value if self.x.value in factors else _default_x(part, factors)
+            self.hue.options = [NO_HUE, *factors]
+            self.hue.value = next((f for f in factors if f != self.x.value), NO_HUE)
+        finally:
+            self._quiet = False
+
+    def _on_tool(self, _change) -> None:
+        self._refresh_options()
+        self.redraw()
+
+    def _on_change(self, _change) -> None:
+        if not self._quiet:
+            self.redraw()
+
+    def redraw(self) -> None:
+        """Draw the selection into the image (an Image widget, not an Output
+        capture, so a headless run keeps no widget state)."""
+        hue = None if self.hue.value in (NO_HUE, self.x.value) else self.hue.value
+        try:
+            fig = draw(self.runs, self.tool.value, self.metric.value, self.x.value, hue, self.kind.value,
+                       campaign=self.campaign, synthetic=self.synthetic)
+        except ValueError as exc:
+            self.message.value = str(exc)
+            return
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=100)
+        plt.close(fig)
+        self.message.value = ""
+        self.image.value = buffer.getvalue()
+        self.figure = fig
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+__all__ = ["Explorer", "draw", "varying_factors", "KINDS"]

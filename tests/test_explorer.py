@@ -1,0 +1,81 @@
+"""The JupyterLab explorer of 02_explore on the real demo campaign: the
+drawing function, and the dropdowns driving it (without a browser)."""
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pytest
+
+from analysis import overview
+from analysis.campaign import load_campaign
+from analysis.explorer import Explorer, draw, varying_factors
+from analysis.per_run import one_row_per_run
+
+DEMO = Path(__file__).resolve().parents[1] / "data/raw/demo-loopback"
+
+
+@pytest.fixture(scope="module")
+def demo():
+    data = load_campaign(DEMO)
+    runs = one_row_per_run(data.runs)
+    return runs, overview.design_factors(data, runs)
+
+
+def test_varying_factors_are_the_demo_design(demo):
+    runs, factors = demo
+    assert set(varying_factors(runs, factors)) == {"tool", "ip_version", "transport", "packet_size_bytes"}
+
+
+def test_means_over_a_size_draw_one_line_per_colour_level(demo):
+    runs, _ = demo
+    fig = draw(runs, "netperf", "throughput_mbps", "packet_size_bytes", "ip_version", "means",
+               campaign="demo-loopback", synthetic=False)
+    ax = fig.axes[0]
+    assert ax.get_xlabel().startswith("Packet size")
+    assert ax.get_ylabel() == "Throughput (Mbit/s)"
+    assert sorted(t.get_text() for t in ax.get_legend().get_texts()) == ["IPv4", "IPv6"]
+    plt.close(fig)
+
+
+def test_means_over_a_category_draw_bars(demo):
+    runs, _ = demo
+    fig = draw(runs, "iperf3", "throughput_mbps", "transport", None, "means", campaign="demo-loopback", synthetic=False)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["TCP", "UDP"]
+    plt.close(fig)
+
+
+def test_nothing_to_draw_and_unknown_kinds_say_why(demo):
+    runs, _ = demo
+    with pytest.raises(ValueError, match="netperf has no successful run with a value of owd_ms"):
+        draw(runs, "netperf", "owd_ms", "packet_size_bytes", None, "means", campaign="d", synthetic=False)
+    with pytest.raises(ValueError, match="expected one of means, distribution"):
+        draw(runs, "netperf", "throughput_mbps", "packet_size_bytes", None, "pie", campaign="d", synthetic=False)
+
+
+def test_dropdowns_follow_the_tool_and_redraw(demo):
+    runs, factors = demo
+    ex = Explorer(runs, factors, campaign="demo-loopback", synthetic=False)
+    assert ex.tool.options == ("ditg", "iperf3", "netperf")
+    assert "owd_ms" in ex.metric.options and ex.figure is not None
+    assert bytes(ex.image.value).startswith(b"\x89PNG")
+    ex.tool.value = "netperf"
+    assert "owd_ms" not in ex.metric.options  # D-ITG measures one-way delay, netperf does not
+    assert "cpu_local_pct" in ex.metric.options
+    ex.metric.value = "cpu_local_pct"
+    assert ex.figure.axes[0].get_ylabel().startswith("CPU")
+    ex.kind.value = "distribution"
+    assert len(ex.figure.axes[0].collections) > 0  # the runs drawn as points
+    assert ex.message.value == ""
+
+
+def test_a_selection_without_data_is_said_in_the_widget(demo):
+    runs, factors = demo
+    ex = Explorer(runs, factors, campaign="demo-loopback", synthetic=False)
+    ex.tool.value = "netperf"
+    ex.metric.value = "throughput_mbps"
+    ex.x.value = "transport"
+    shown = bytes(ex.image.value)
+    ex.x.options = [*ex.x.options, "application"]  # a factor netperf has no level of
+    ex.x.value = "application"
+    assert ex.message.value == "the runs have no column application"
+    assert bytes(ex.image.value) == shown  # the last good figure stays on screen
