@@ -116,6 +116,28 @@ def fingerprint(campaign_dir: str | Path) -> str:
     return _combine(campaign_dir, ((rel, _digest(campaign_dir / rel)) for rel in discover(campaign_dir)))
 
 
+class _RowBuffer:
+    """Rows as small DataFrames: a dict per row costs about five times the
+    memory of the same row in a frame, so rows are packed every CHUNK rows."""
+
+    CHUNK = 2000
+
+    def __init__(self) -> None:
+        self.frames: list[pd.DataFrame] = []
+        self.pending: list[dict[str, Any]] = []
+
+    def extend(self, rows: Iterable[dict[str, Any]]) -> None:
+        self.pending.extend(rows)
+        if len(self.pending) >= self.CHUNK:
+            self.frames.append(pd.DataFrame.from_records(self.pending))
+            self.pending = []
+
+    def frame(self) -> pd.DataFrame:
+        parts = [*self.frames, pd.DataFrame.from_records(self.pending)] if self.pending else self.frames
+        parts = [p for p in parts if len(p)]
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
 class _FileIngest:
     """Ingests one file at a time and accumulates only the tidy rows."""
 
@@ -124,8 +146,8 @@ class _FileIngest:
         self.mapper = FileMapper(manifest)
         self.factor_types = {k: v.type for k, v in manifest.factors.items()}
         self.strict = strict
-        self.run_rows: list[dict[str, Any]] = []
-        self.interval_rows: list[dict[str, Any]] = []
+        self.runs = _RowBuffer()
+        self.intervals = _RowBuffer()
         self.digests: list[tuple[str, str]] = []
         self.rows_with_warnings = 0
 
@@ -164,9 +186,8 @@ class _FileIngest:
             row["source_sha256"] = digest
             self.rows_with_warnings += bool(row["warnings"])
             rows.append(row)
-        self.run_rows.extend(rows)
-        for iv in result.intervals:
-            self.interval_rows.append(iv.to_dict() | assignment.levels | {"source_path": rel})
+        self.runs.extend(rows)
+        self.intervals.extend(iv.to_dict() | assignment.levels | {"source_path": rel} for iv in result.intervals)
         failed = [r for r in result.records if r.status == "failed"]
         outcome = "failed" if failed else "parsed"
         reason = failed[0].error if failed else None
@@ -191,9 +212,8 @@ def _conflicts(levels: dict[str, Any], row: dict[str, Any]) -> list[str]:
     return out
 
 
-def _frame(rows: list[dict[str, Any]], dtypes: dict[str, str], factor_types: dict[str, str], factor_order: list[str]) -> pd.DataFrame:
-    frame = pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
-    frame = coerce(frame, dtypes)
+def _frame(rows: _RowBuffer, dtypes: dict[str, str], factor_types: dict[str, str], factor_order: list[str]) -> pd.DataFrame:
+    frame = coerce(rows.frame(), dtypes)
     for name, type_name in factor_types.items():
         if name in frame and name not in dtypes:
             frame[name] = frame[name].astype(factor_dtype(type_name))
@@ -212,8 +232,8 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
     worker = _FileIngest(campaign_dir, manifest, strict)
     files = [worker(rel) for rel in _progress(paths, progress, f"ingest {campaign_dir.name}")]
     factor_order = list(manifest.factors) + [k for k in manifest.files.constants if k not in manifest.factors]
-    runs = _frame(worker.run_rows, RUN_DTYPES, worker.factor_types, factor_order)
-    intervals = _frame(worker.interval_rows, INTERVAL_DTYPES | {"source_path": "string"}, worker.factor_types, factor_order)
+    runs = _frame(worker.runs, RUN_DTYPES, worker.factor_types, factor_order)
+    intervals = _frame(worker.intervals, INTERVAL_DTYPES | {"source_path": "string"}, worker.factor_types, factor_order)
     validate(runs, RUNS_SCHEMA)
     validate(intervals, INTERVALS_SCHEMA)
     return IngestResult(
