@@ -246,7 +246,7 @@ def summarize(packets: Packets) -> Summary:
     if not len(packets.seq):
         raise ValueError("no valid packet")
     rx, delay, crossed = _unwrap_midnight(packets.tx_s, packets.rx_s)
-    order = np.argsort(packets.flow, kind="stable") if len(packets.endpoints) > 1 else None
+    order = _stable_order(packets.flow, len(packets.endpoints)) if len(packets.endpoints) > 1 else None
     bounds = np.concatenate(([0], np.cumsum(np.bincount(packets.flow, minlength=len(packets.endpoints)))))
     flows = []
     for i, endpoint in enumerate(packets.endpoints):
@@ -255,6 +255,12 @@ def summarize(packets: Packets) -> Summary:
     total = _total(flows, rx, delay)
     sender = bool(packets.tx_s[0] == packets.rx_s[0] and np.array_equal(packets.tx_s, packets.rx_s))
     return Summary(flows, total, packets.error_lines, sender, crossed)
+
+
+def _stable_order(flow: np.ndarray, n_flows: int) -> np.ndarray:
+    """Packets grouped by flow, file order kept within each: numpy's stable
+    sort is a radix sort for 16-bit keys, several times faster than for int64."""
+    return np.argsort(flow.astype(np.uint16) if n_flows <= 2**16 else flow, kind="stable")
 
 
 def _unwrap_midnight(tx: np.ndarray, rx: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
