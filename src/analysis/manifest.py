@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .errors import ManifestError
-from .yamlfiles import problems, read_yaml
+from .yamlfiles import load_model
 
 MANIFEST_NAME = "manifest.yaml"
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -128,13 +128,7 @@ def load_manifest(campaign_dir: Path) -> Manifest:
     path = Path(campaign_dir) / MANIFEST_NAME
     if not path.is_file():
         raise ManifestError(f"{path}: no manifest; a campaign folder needs a {MANIFEST_NAME} (see docs/architecture.md)")
-    raw = read_yaml(path, ManifestError)
-    if not isinstance(raw, dict):
-        raise ManifestError(f"{path}: expected a mapping with keys campaign, factors, files")
-    try:
-        return Manifest.model_validate(raw)
-    except ValidationError as exc:
-        raise ManifestError(f"{path}: {problems(exc)}") from None
+    return load_model(path, Manifest, ManifestError, "keys campaign, factors, files")
 
 
 class FileMapper:

@@ -119,7 +119,7 @@ def test_load_plan_reports_file_and_key(tmp_path):
     with pytest.raises(PlanError, match=r"p\.yaml: testbeds\.p2p.*use 1280\.\.9000"):
         load_plan(path)
     path.write_text("- a list\n")
-    with pytest.raises(PlanError, match="a plan is a mapping"):
+    with pytest.raises(PlanError, match="p.yaml: expected a mapping with keys name, title, testbeds"):
         load_plan(path)
 
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..records import RunRecord
-from ..yamlfiles import problems, read_yaml
+from ..yamlfiles import load_model
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 _RATE = re.compile(r"^[1-9][0-9]*(?:\.[0-9]+)?(?:bit|kbit|mbit|gbit)$")
@@ -296,14 +296,7 @@ class PlanError(ValueError):
 
 
 def load_plan(path: str | Path) -> Plan:
-    path = Path(path)
-    raw = read_yaml(path, PlanError)
-    if not isinstance(raw, dict):
-        raise PlanError(f"{path}: a plan is a mapping (name, title, testbeds, blocks, seed, ...)")
-    try:
-        return Plan.model_validate(raw)
-    except ValidationError as exc:
-        raise PlanError(f"{path}: {problems(exc)}") from None
+    return load_model(path, Plan, PlanError, "keys name, title, testbeds, blocks, seed, ...")
 
 
 def _extension(tool: str) -> str:
