@@ -96,7 +96,9 @@ def build_paper(notebook: Path, out_root: Path, echo=print) -> CampaignReport:
     out_dir = out_root / "papers" / notebook.stem
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
     echo(f"  study {notebook.stem}")
-    params = {"study": notebook.stem, "out": os.path.relpath(out_dir, notebook.parent)}
+    offered = {"study": notebook.stem, "out": os.path.relpath(out_dir, notebook.parent)}
+    declared = pm.inspect_notebook(str(notebook))  # the overview takes no study
+    params = {k: v for k, v in offered.items() if k in declared}
     executed = run_notebook(notebook, params, out_dir / "notebooks" / notebook.name, f"study {notebook.stem}")
     page = out_dir / "report.html"
     page.write_text(to_html([executed], f"netrepro reproduction: {notebook.stem}"))
