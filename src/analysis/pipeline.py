@@ -25,6 +25,9 @@ PAPER_DIR = NOTEBOOK_DIR / "papers"
 HYPOTHESES_DIR = ROOT / "data" / "hypotheses"
 # Cells the static report leaves out: papermill's parameters, and widgets that need a live kernel.
 REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only"}
+# The kernel talks to papermill over loopback TCP and warns, once per notebook, that
+# this is unencrypted; errors still show.
+KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 
 
 class ReportError(RuntimeError):
@@ -56,6 +59,7 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str)
         return pm.execute_notebook(
             str(path), str(executed), parameters=params, cwd=str(path.parent),
             kernel_name="python3", progress_bar=False, log_output=False,
+            extra_arguments=KERNEL_QUIET,
         )
     except pm.PapermillExecutionError as exc:
         raise ReportError(f"{label}: notebook {path.stem}, cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
