@@ -58,6 +58,7 @@ def test_dropdowns_follow_the_tool_and_redraw(demo):
     assert ex.tool.options == ("ditg", "iperf3", "netperf")
     assert "owd_ms" in ex.metric.options and ex.figure is not None
     assert bytes(ex.image.value).startswith(b"\x89PNG")
+    assert ex.x.value == "packet_size_bytes"  # the size, as in the studies' figures
     ex.tool.value = "netperf"
     assert "owd_ms" not in ex.metric.options  # D-ITG measures one-way delay, netperf does not
     assert "cpu_local_pct" in ex.metric.options
@@ -79,3 +80,16 @@ def test_a_selection_without_data_is_said_in_the_widget(demo):
     ex.x.value = "application"
     assert ex.message.value == "the runs have no column application"
     assert bytes(ex.image.value) == shown  # the last good figure stays on screen
+
+
+def test_a_choice_the_next_tool_offers_too_is_kept():
+    # lan-p2p: iperf3 varies ip_version, size and stack; netperf also mode and
+    # transport, so its x options differ (setting new options resets a dropdown)
+    data = load_campaign(DEMO.parent / "lan-p2p")
+    runs = one_row_per_run(data.runs)
+    ex = Explorer(runs, overview.design_factors(data, runs), campaign="lan-p2p", synthetic=False)
+    assert ex.tool.value == "iperf3" and ex.x.value == "packet_size_bytes"
+    ex.x.value = "stack"
+    ex.tool.value = "netperf"
+    assert ex.x.options[0] == "mode" and ex.x.value == "stack"
+    assert ex.figure.axes[0].get_xlabel() == "Stack"

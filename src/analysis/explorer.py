@@ -97,13 +97,14 @@ class Explorer:
         """Offer only what the chosen tool measured and varied."""
         part = self._tool_runs()
         factors = varying_factors(part, self.factors) or [f for f in self.factors if part[f].notna().any()]
+        metrics = metrics_of(part)
+        metric, x = self.metric.value, self.x.value  # setting options resets the value: keep the choice
         self._quiet = True  # one redraw after all options changed, not one per dropdown
         try:
-            metrics = metrics_of(part)
             self.metric.options = metrics
-            self.metric.value = self.metric.value if self.metric.value in metrics else next(iter(metrics), None)
+            self.metric.value = metric if metric in metrics else next(iter(metrics), None)
             self.x.options = factors
-            self.x.value = self.x.value if self.x.value in factors else _default_x(part, factors)
+            self.x.value = x if x in factors else _default_x(part, factors)
             self.hue.options = [NO_HUE, *factors]
             self.hue.value = next((f for f in factors if f != self.x.value), NO_HUE)
         finally:
@@ -128,7 +129,7 @@ class Explorer:
             self.message.value = str(exc)
             return
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=100)
+        fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
         plt.close(fig)
         self.message.value = ""
         self.image.value = buffer.getvalue()
