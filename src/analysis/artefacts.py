@@ -1,6 +1,7 @@
 """Tables the notebooks hand on and the report links: CSV under
 ``<out>/tables/``, written the same way every time (sorted as given, fixed
-float format) so that a rebuild on the same data is byte-identical."""
+float format) so that a rebuild on the same data is byte-identical; and the
+same steadiness for the tables the notebooks display."""
 
 from __future__ import annotations
 
@@ -14,6 +15,22 @@ def save_table(table: pd.DataFrame, out_dir: str | Path, name: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
     return path
+
+
+def steady_digits(table: pd.DataFrame, significant: int = 12) -> pd.DataFrame:
+    """A copy with float columns rounded to ``significant`` digits, for display.
+
+    Different CPUs sum in different orders (SIMD), so a statistic can differ in
+    its last bit between machines. When the true value sits on a rounding tie
+    of the displayed precision (jitter data with few decimals makes such
+    values, e.g. a mean square of 0.000794075), that bit flips the shown digit
+    and nbval fails on a machine that computed nothing wrong. Rounding to 12
+    digits first gives every machine the same float to display.
+    """
+    out = table.copy()
+    for column in out.select_dtypes(include=["float64", "float32"]).columns:
+        out[column] = [float(f"{value:.{significant}g}") for value in out[column]]
+    return out
 
 
 def read_table(out_dir: str | Path, name: str) -> pd.DataFrame | None:
