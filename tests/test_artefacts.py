@@ -6,7 +6,7 @@ import pandas as pd
 from analysis.artefacts import read_table, save_table, steady_digits
 
 # A mean square of the demo campaign's jitter data, exactly on a rounding tie
-# of pandas' 4-decimal scientific display, as two CPUs computed it: one bit
+# of pandas' 4-decimal scientific display, as two machines computed it: one bit
 # apart. The throughput mean square beside it makes the column scientific.
 TIE = 0.0007940750000000001
 TIE_OTHER_CPU = np.nextafter(TIE, 0.0)

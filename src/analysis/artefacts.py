@@ -20,8 +20,8 @@ def save_table(table: pd.DataFrame, out_dir: str | Path, name: str) -> Path:
 def steady_digits(table: pd.DataFrame, significant: int = 12) -> pd.DataFrame:
     """A copy with float columns rounded to ``significant`` digits, for display.
 
-    Different CPUs sum in different orders (SIMD), so a statistic can differ in
-    its last bit between machines. When the true value sits on a rounding tie
+    Another machine (CPU, BLAS build, library release) can compute a statistic
+    one bit differently. When the true value sits on a rounding tie
     of the displayed precision (jitter data with few decimals makes such
     values, e.g. a mean square of 0.000794075), that bit flips the shown digit
     and nbval fails on a machine that computed nothing wrong. Rounding to 12
