@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from analysis.ingest import ingest_campaign
+from analysis.ingest.ingest import ingest_campaign
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data/raw/demo-loopback"

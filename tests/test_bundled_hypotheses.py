@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.campaign import load_campaign
-from analysis.hypotheses import evaluate_hypotheses, load_hypotheses
-from analysis.per_run import one_row_per_run
+from analysis.ingest.campaign import load_campaign
+from analysis.verdicts import evaluate_hypotheses, load_hypotheses
+from analysis.ingest.per_run import one_row_per_run
 
 ROOT = Path(__file__).resolve().parents[1]
 CAMPAIGNS = sorted(p.parent.name for p in (ROOT / "data/raw").glob("*/manifest.yaml"))

@@ -62,7 +62,7 @@ def test_ingest_and_verdicts_on_the_demo(tmp_path):
 def test_ingest_names_a_broken_manifest(tmp_path):
     (tmp_path / "manifest.yaml").write_text("campaign: {title: x}\nfiles: {}\n")
     result = runner.invoke(app, ["ingest", str(tmp_path)])
-    assert result.exit_code == 2 and "campaign.synthetic: Field required" in result.stderr
+    assert result.exit_code == 2 and "key 'campaign.synthetic': Field required" in result.stderr
 
 
 def test_parse_hint_says_what_the_output_cannot():

@@ -6,10 +6,10 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 
-from analysis import overview
-from analysis.campaign import load_campaign
-from analysis.explorer import Explorer, draw, varying_factors
-from analysis.per_run import one_row_per_run
+from analysis.report import overview
+from analysis.ingest.campaign import load_campaign
+from analysis.figures.explorer import Explorer, draw, varying_factors
+from analysis.ingest.per_run import one_row_per_run
 
 DEMO = Path(__file__).resolve().parents[1] / "data/raw/demo-loopback"
 

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis.campaign import load_campaign
-from analysis.ingest import ingest_campaign, write_outputs
+from analysis.ingest.campaign import load_campaign
+from analysis.ingest.ingest import ingest_campaign, write_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data/raw/demo-loopback"
@@ -30,7 +30,7 @@ def test_demo_campaign_accounts_for_every_file(demo):
 def test_rows_packed_in_chunks_give_the_same_tables(demo, monkeypatch):
     """Ingest packs rows into frames every CHUNK rows to save memory; packing
     after every 7 rows (chunks with differing columns) must change nothing."""
-    from analysis import ingest
+    from analysis.ingest import ingest
 
     monkeypatch.setattr(ingest._RowBuffer, "CHUNK", 7)
     chunked = ingest_campaign(DEMO, progress=False)

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from analysis.errors import ManifestError
-from analysis.manifest import FileMapper, Unassigned, load_manifest
+from analysis.ingest.manifest import FileMapper, Unassigned, load_manifest
 
 BASE = """
 campaign:
@@ -61,7 +61,7 @@ def test_unknown_path_and_bad_levels_are_unassigned(tmp_path):
         ('files:\n  templates: ["/abs/{run}.txt"]', "leads outside the campaign folder"),
         ('files:\n  templates: ["plain.txt"]', "has no {factor} placeholder"),
         ("files:\n  table: [{path: ../../etc/passwd}]", "leads outside the campaign folder"),
-        ("files: {}\nfactorz: {}", "factorz: Extra inputs are not permitted"),
+        ("files: {}\nfactorz: {}", "key 'factorz': Extra inputs are not permitted"),
     ],
 )
 def test_invalid_manifests_name_the_key(tmp_path, bad, message):
@@ -73,7 +73,7 @@ def test_invalid_manifests_name_the_key(tmp_path, bad, message):
 
 def test_synthetic_flag_is_required(tmp_path):
     write(tmp_path, "campaign: {title: t}\nfiles: {}")
-    with pytest.raises(ManifestError, match="campaign.synthetic: Field required"):
+    with pytest.raises(ManifestError, match="key 'campaign.synthetic': Field required"):
         load_manifest(tmp_path)
 
 

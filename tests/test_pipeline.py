@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis.campaign import load_campaign
-from analysis.hypotheses import evaluate_hypotheses
-from analysis.per_run import one_row_per_run
-from analysis.pipeline import ReportError, build_report
+from analysis.ingest.campaign import load_campaign
+from analysis.verdicts import evaluate_hypotheses
+from analysis.ingest.per_run import one_row_per_run
+from analysis.report.pipeline import ReportError, build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data/raw/demo-loopback"
@@ -139,7 +139,7 @@ def test_report_in_a_real_browser(served, browser):
 
 
 def test_a_study_reproduction_runs_headless(tmp_path):
-    from analysis.pipeline import PAPER_DIR, build_paper
+    from analysis.report.pipeline import PAPER_DIR, build_paper
 
     report = build_paper(PAPER_DIR / "002_6c0e8c5c95705e2f.ipynb", tmp_path, echo=lambda *_: None)
     assert report.html == tmp_path / "papers" / "002_6c0e8c5c95705e2f" / "report.html"

@@ -14,7 +14,7 @@ import pandas as pd
 import pandera.errors
 import pytest
 
-from analysis.published import SCHEMA, load_designs, load_published
+from analysis.reproduce.published import SCHEMA, load_designs, load_published
 
 REPO = Path(__file__).resolve().parents[1]
 PAPERS = Path(os.environ.get("NETREPRO_PAPERS", REPO / ".." / "shared" / "papers"))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from analysis import units
+from analysis.parsers import units
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,9 @@
-"""The ``netrepro`` command line: parse, ingest, report."""
+"""The ``netrepro`` command line: parse, ingest, verdicts, report, collect.
+
+Exit codes, the same for every command: 0 done; 1 done, but some input was
+rejected or failed (each one named on stderr); 2 the input cannot be used
+(``error: FILE[:LINE]: reason`` on stderr, from one handler); 130 interrupted.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +14,33 @@ import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
+import functools
+
 import typer
 
-from .collect.command import collect_command
-from .errors import ManifestError, ParseError
-from .ingest import ingest_campaign, summary_lines, write_outputs
-from .campaign import processed_dir_for
+from analysis import config
+from analysis.collect.command import collect_command
+from analysis.errors import NetreproError, ParseError
+from analysis.ingest.campaign import processed_dir_for
+from analysis.ingest.ingest import ingest_campaign, summary_lines, write_outputs
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="netrepro: network benchmark outputs -> tidy tables, tests, verdicts, reports.")
+EXIT_SOME_FAILED, EXIT_UNUSABLE_INPUT = 1, 2
 
-DEFAULT_RAW = Path("data/raw")
-app.command("collect")(collect_command)
+
+def reports_errors(command):
+    """Every command's one error path: a NetreproError is one line on stderr and exit 2."""
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except NetreproError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            raise typer.Exit(EXIT_UNUSABLE_INPUT) from None
+    return wrapper
+
+
+app.command("collect")(reports_errors(collect_command))
 
 
 def _jsonable(value):
@@ -29,6 +50,7 @@ def _jsonable(value):
 
 
 @app.command()
+@reports_errors
 def parse(
     files: Annotated[list[Path], typer.Argument(help="raw tool outputs (the tool is detected from the content)")],
     format: Annotated[str, typer.Option("--format", help="jsonl or csv")] = "jsonl",
@@ -37,7 +59,7 @@ def parse(
     hint: Annotated[Optional[list[str]], typer.Option("--hint", help="what the output cannot say: TOOL.KEY=VALUE, e.g. ditg.meter=rttm")] = None,
 ) -> None:
     """Print one canonical record per line for each FILE; FILE:LINE: reason on stderr for what cannot be parsed."""
-    from .parsers import parse_file
+    from analysis.parsers import parse_file
 
     if format not in ("jsonl", "csv"):
         raise typer.BadParameter("use jsonl or csv", param_hint="--format")
@@ -80,47 +102,41 @@ def parse(
 
 
 @app.command()
+@reports_errors
 def ingest(
     campaign: Annotated[Path, typer.Argument(help="campaign folder with manifest.yaml")],
     out: Annotated[Optional[Path], typer.Option("--out", help="where to write (default data/processed/<campaign>)")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="exit non-zero if any file is rejected or contradicts the manifest")] = False,
 ) -> None:
     """Ingest a campaign into runs.parquet, intervals.parquet, rejected.csv and ingest.json."""
-    try:
-        result = ingest_campaign(campaign, strict=strict)
-    except ManifestError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise typer.Exit(2)
+    result = ingest_campaign(campaign, strict=strict)
     target = write_outputs(result, out or processed_dir_for(campaign))
     for line in summary_lines(result):
         print(line)
     print(f"  written to {target}")
     if strict and result.counts["rejected"]:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_SOME_FAILED)
 
 
 @app.command()
+@reports_errors
 def report(
     campaigns: Annotated[Optional[list[Path]], typer.Argument(help="campaign folders (default: every data/raw/*/manifest.yaml)")] = None,
-    out: Annotated[Path, typer.Option("--out", help="where the report goes")] = Path("reports"),
+    out: Annotated[Optional[Path], typer.Option("--out", help="where the report goes (default: the project's reports/)")] = None,
     papers: Annotated[bool, typer.Option("--papers/--no-papers", help="also rebuild the five studies' reproductions")] = True,
 ) -> None:
     """Rebuild the report headless: run the notebooks with papermill for each campaign, write HTML and an index."""
-    from .pipeline import ReportError, build_report
+    from analysis.report.pipeline import build_report
 
-    folders = campaigns or sorted(p.parent for p in DEFAULT_RAW.glob("*/manifest.yaml"))
+    folders = campaigns or sorted(p.parent for p in config.raw_dir().glob("*/manifest.yaml"))
     if not folders:
-        print("no campaigns found under data/raw/", file=sys.stderr)
-        raise typer.Exit(1)
-    try:
-        index = build_report(folders, out, papers=papers)
-    except (ReportError, ManifestError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise typer.Exit(1)
+        raise NetreproError(f"{config.raw_dir()}: no campaign folders (a folder with manifest.yaml)")
+    index = build_report(folders, out or config.reports_dir(), papers=papers)
     print(f"report: {index}")
 
 
 @app.command()
+@reports_errors
 def verdicts(
     campaign: Annotated[Path, typer.Argument(help="campaign folder with manifest.yaml")],
     hypotheses: Annotated[Path, typer.Argument(help="hypothesis file (YAML, see docs/statistics.md)")],
@@ -131,17 +147,13 @@ def verdicts(
     from rich.console import Console
     from rich.table import Table
 
-    from .campaign import load_campaign
-    from .hypotheses import HypothesisError, evaluate_cells, evaluate_hypotheses
-    from .per_run import one_row_per_run
+    from analysis.ingest.campaign import load_campaign
+    from analysis.ingest.per_run import one_row_per_run
+    from analysis.verdicts import evaluate
 
-    try:
-        loaded = load_campaign(campaign)
-        runs = one_row_per_run(loaded.runs)
-        table = evaluate_hypotheses(runs, hypotheses)
-    except (ManifestError, HypothesisError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise typer.Exit(2)
+    loaded = load_campaign(campaign)
+    runs = one_row_per_run(loaded.runs)
+    table, cell_table = evaluate(runs, hypotheses)
     console = Console(width=160)
     title = f"{loaded.name}: {hypotheses.name}" + (" [SYNTHETIC DATA]" if loaded.synthetic else "")
     shown = Table(title=title, show_lines=True)
@@ -151,7 +163,7 @@ def verdicts(
         shown.add_row(str(row.id), str(row.verdict), str(row.test), str(row.summary), str(row.reason))
     console.print(shown)
     if cells:
-        console.print(evaluate_cells(runs, hypotheses)[["id", "cell", "verdict", "summary", "reason"]].to_string(index=False))
+        console.print(cell_table[["id", "cell", "verdict", "summary", "reason"]].to_string(index=False))
     if csv_out:
         table.to_csv(csv_out, index=False)
 

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
 import yaml
 from typer.testing import CliRunner
 
-from analysis.collect.command import collect_command
+from analysis.cli import app
 
 PLANS = Path(__file__).resolve().parents[2] / "plans"
-app = typer.Typer()
-app.command()(collect_command)
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(app, list(args))
+    return CliRunner().invoke(app, ["collect", *args])
 
 
 def test_dry_run_prints_schedule_and_expected_duration():

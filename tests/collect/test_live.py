@@ -26,8 +26,8 @@ from analysis.collect import campaign as campaign_mod
 from analysis.collect.campaign import Collector
 from analysis.collect.plan import Plan, Ports, TestbedSpec
 from analysis.collect.testbed import STATE_DIR, Testbed, cleanup, netns_available, our_links, our_namespaces, sh
-from analysis.ingest import ingest_campaign
-from analysis.manifest import load_manifest
+from analysis.ingest.ingest import ingest_campaign
+from analysis.ingest.manifest import load_manifest
 
 TOOLS = ("ip", "tc", "netperf", "netserver", "iperf3", "iperf", "ITGSend", "ITGRecv", "ITGDec")
 WHY_NOT = netns_available() or next((f"{t} is not installed" for t in TOOLS if shutil.which(t) is None), None)

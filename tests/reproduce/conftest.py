@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.claims import studies
+from analysis.reproduce.claims import studies
 
 PAPERS = Path(os.environ.get("NETREPRO_PAPERS", Path(__file__).resolve().parents[3] / "shared" / "papers"))
 

@@ -4,7 +4,7 @@ import copy
 import pytest
 import yaml
 
-from analysis.claims import ClaimsError, claims_dir, load_claims, parse_claims, studies
+from analysis.reproduce.claims import ClaimsError, claims_dir, load_claims, parse_claims, studies
 from analysis.reproduce import load_record
 
 STUDIES = studies()

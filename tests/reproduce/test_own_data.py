@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.claims import load_claims
-from analysis.hypotheses import evaluate_hypotheses
-from analysis.published_figures import mirror_available
+from analysis.reproduce.claims import load_claims
+from analysis.verdicts import evaluate_hypotheses
+from analysis.reproduce.mirrors import load_mirrors, mirror_available
 from analysis.reproduce import reproduce_study
-from analysis.reproduce.own_data import (STUDY_DATASET, NotComparable, claim_specs,
+from analysis.reproduce.own_data import (NotComparable, claim_specs,
                                          mirror_runs, own_data_counts, own_data_table, study_scope)
 
 S000 = "000_4e5320b6fe1e825c"
@@ -98,4 +98,4 @@ def test_security_and_testbed_claims_are_not_comparable():
 def test_missing_mirror_is_reported_not_tested(tmp_path):
     table = own_data_table(S003, raw_dir=tmp_path)
     assert set(table["our_verdict"]) == {"not comparable"}
-    assert set(table["our_summary"]) == {f"our dataset {STUDY_DATASET[S003]} is not available"}
+    assert set(table["our_summary"]) == {f"our dataset {load_mirrors().studies[S003]} is not available"}

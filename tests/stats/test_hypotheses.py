@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.hypotheses import (HYPOTHESIS_COLUMNS, HypothesisError, canon,
+from analysis.verdicts import (HYPOTHESIS_COLUMNS, HypothesisError, canon,
                                  evaluate_cells, evaluate_hypotheses,
                                  load_hypotheses, parse_hypotheses)
 
@@ -212,8 +212,8 @@ def test_yaml_file_with_defaults(tmp_path):
 def test_demo_file_covers_the_four_claim_shapes_and_runs_on_the_demo_campaign():
     from pathlib import Path
 
-    from analysis.campaign import load_campaign
-    from analysis.per_run import one_row_per_run
+    from analysis.ingest.campaign import load_campaign
+    from analysis.ingest.per_run import one_row_per_run
 
     root = Path(__file__).resolve().parents[2]
     path = root / "data" / "hypotheses" / "demo-loopback.yaml"

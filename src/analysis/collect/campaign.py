@@ -22,11 +22,11 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..manifest import MANIFEST_NAME
-from .hostfacts import cpu_percent, cpu_sample, host_facts
-from .plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
-from .runners import ServerSet, StepResult, client_steps, run_step
-from .testbed import Testbed, signals_raise, workdir
+from analysis.ingest.manifest import MANIFEST_NAME
+from analysis.collect.hostfacts import cpu_percent, cpu_sample, host_facts
+from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
+from analysis.collect.runners import ServerSet, StepResult, client_steps, run_step
+from analysis.collect.testbed import Testbed, signals_raise, workdir
 
 COLLECT_DIR = "collect"  # plan copy, tool side logs, warm-ups: not measurements
 CPU_NOTE = ("meta host_cpu_pct is the whole host's CPU utilisation (all CPUs, /proc/stat) over the run: "
@@ -338,8 +338,8 @@ def _log_of(r: Run) -> str | None:
 
 def dry_run_lines(plan: Plan, limit: int | None = None) -> Iterator[str]:
     """The schedule as text: one line per run with its command(s), then the expected duration."""
-    from .plan import expected_seconds
-    from .testbed import LOOPBACK
+    from analysis.collect.plan import expected_seconds
+    from analysis.collect.testbed import LOOPBACK
 
     runs = schedule(plan)
     for r in runs[:limit]:

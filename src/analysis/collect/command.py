@@ -8,8 +8,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from .plan import PlanError, load_plan
-from .testbed import TestbedError, cleanup, netns_available
+from analysis.config import raw_dir
+
+from analysis.collect.plan import load_plan
+from analysis.collect.testbed import TestbedError, cleanup, netns_available
 
 
 def collect_command(
@@ -27,28 +29,20 @@ def collect_command(
         return
     if plan is None:
         raise typer.BadParameter("give a plan file", param_hint="PLAN")
-    try:
-        parsed = load_plan(plan)
-    except PlanError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise typer.Exit(2)
-    from .campaign import Collector, dry_run_lines
+    parsed = load_plan(plan)
+    from analysis.collect.campaign import Collector, dry_run_lines
 
     if dry_run:
         for line in dry_run_lines(parsed, limit):
             print(line)
         return
-    out = out or Path("data/raw") / parsed.name
+    out = out or raw_dir() / parsed.name
     needs_netns = any(t.kind != "loopback" for t in parsed.testbeds.values())
     why = netns_available() if needs_netns else None
     if why:
-        print(f"error: this plan needs network namespaces: {why}", file=sys.stderr)
-        raise typer.Exit(2)
+        raise TestbedError(f"this plan needs network namespaces: {why}")
     try:
         progress = Collector(parsed, out, resume=resume).run()
-    except (PlanError, TestbedError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise typer.Exit(2)
     except KeyboardInterrupt as exc:
         print(f"interrupted ({exc or 'Ctrl-C'}); testbeds torn down; continue with --resume", file=sys.stderr)
         raise typer.Exit(130)

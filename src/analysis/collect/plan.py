@@ -18,8 +18,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..records import RunRecord
-from ..yamlfiles import load_model
+from analysis.parsers.records import RunRecord
+from analysis.errors import PlanError
+from analysis.yamlfiles import load_model
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 _RATE = re.compile(r"^[1-9][0-9]*(?:\.[0-9]+)?(?:bit|kbit|mbit|gbit)$")
@@ -289,10 +290,6 @@ class Run:
     tool: str
     levels: dict[str, Any]  # factor levels incl. tool, mode and run
     path: str  # campaign-relative output file
-
-
-class PlanError(ValueError):
-    """A plan that cannot run: names the file, the key and what to change."""
 
 
 def load_plan(path: str | Path) -> Plan:

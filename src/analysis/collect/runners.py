@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .plan import Ports, ToolOptions, payload_bytes
-from .testbed import in_ns
+from analysis.collect.plan import Ports, ToolOptions, payload_bytes
+from analysis.collect.testbed import in_ns
 
 @dataclass(frozen=True)
 class Step:

@@ -15,6 +15,8 @@ also after a failed run, Ctrl-C or SIGTERM (see :func:`signals_raise`).
 
 from __future__ import annotations
 
+from analysis.errors import NetreproError
+
 import contextlib
 import json
 import os
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .plan import STACK_SYSCTLS, TestbedSpec, rate_bps
+from analysis.collect.plan import STACK_SYSCTLS, TestbedSpec, rate_bps
 
 PREFIX_RE = re.compile(r"^(nr-[0-9a-f]{6})-[a-z0-9]{1,5}$")
 STATE_DIR = Path(os.environ.get("NETREPRO_STATE_DIR", "/run/netrepro"))
@@ -43,7 +45,7 @@ OFFLOAD_FEATURES = {
 }
 
 
-class TestbedError(RuntimeError):
+class TestbedError(NetreproError):
     """A testbed that could not be built or changed; names the command and its error."""
 
 

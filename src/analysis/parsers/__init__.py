@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import ParseError
-from ..records import ParseResult
-from . import ditg, iperf2, iperf3, netperf
-from .text import decode
+from analysis.errors import ParseError
+from analysis.parsers.records import ParseResult
+from analysis.parsers import ditg, iperf2, iperf3, netperf
+from analysis.parsers.text import decode
 
 # Most specific first: iperf3 JSON and D-ITG have unmistakable markers;
 # iperf 2 is last because its text shares headers with iperf3's.

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import units
-from ..errors import ParseError
-from ..records import IntervalRecord, ParseResult, RunRecord
-from . import ditg_binary
-from .ditg_binary import detect_binary, parse_binary  # noqa: F401  (the dispatch's binary entry points)
-from .text import clean_lines, to_float
+from analysis.parsers import units
+from analysis.errors import ParseError
+from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
+from analysis.parsers import ditg_binary
+from analysis.parsers.ditg_binary import detect_binary, parse_binary  # noqa: F401  (the dispatch's binary entry points)
+from analysis.parsers.text import clean_lines, to_float
 
 TOOL = "ditg"
 SERIES = {"bitrate": "throughput_mbps", "delay": "delay_ms", "jitter": "jitter_ms", "packetloss": "packets_lost"}

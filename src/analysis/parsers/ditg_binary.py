@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import units
-from ..errors import ParseError
-from ..records import ParseResult, RunRecord
+from analysis.parsers import units
+from analysis.errors import ParseError
+from analysis.parsers.records import ParseResult, RunRecord
 
 TOOL = "ditg"
 RECORD_SIZE = 144

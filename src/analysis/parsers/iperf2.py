@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import ParseError
-from ..records import IntervalRecord, ParseResult, RunRecord
-from ..units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes
-from .text import clean_lines, to_float
+from analysis.errors import ParseError
+from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
+from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes
+from analysis.parsers.text import clean_lines, to_float
 
 TOOL = "iperf2"
 

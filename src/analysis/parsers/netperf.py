@@ -17,10 +17,10 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 
-from .. import units
-from ..errors import ParseError
-from ..records import IntervalRecord, ParseResult, RunRecord
-from .text import clean_lines, to_float
+from analysis.parsers import units
+from analysis.errors import ParseError
+from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
+from analysis.parsers.text import clean_lines, to_float
 
 TOOL = "netperf"
 

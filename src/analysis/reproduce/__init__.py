@@ -10,14 +10,14 @@
 - ``study``: all of the above for one study, as its notebook shows it.
 """
 
-from .audit import audit_table
-from .derived import recompute_derived
-from .lookup import Record, load_record
-from .mdd import mdd_table, minimum_detectable_difference
-from .own_data import own_data_counts, own_data_table
-from .study import Reproduction, overview_table, reproduce_study
-from .tables import rebuild_tables
-from .verdicts import CLASSES, evaluate_claims, summary_counts
+from analysis.reproduce.audit import audit_table
+from analysis.reproduce.derived import recompute_derived
+from analysis.reproduce.lookup import Record, load_record
+from analysis.reproduce.mdd import mdd_table, minimum_detectable_difference
+from analysis.reproduce.own_data import own_data_counts, own_data_table
+from analysis.reproduce.study import Reproduction, overview_table, reproduce_study
+from analysis.reproduce.tables import rebuild_tables
+from analysis.reproduce.verdicts import CLASSES, evaluate_claims, summary_counts
 
 __all__ = [
     "CLASSES", "Record", "Reproduction", "overview_table", "reproduce_study", "audit_table", "evaluate_claims", "load_record", "mdd_table",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .lookup import Record
-from .tables import rebuild_tables
+from analysis.reproduce.lookup import Record
+from analysis.reproduce.tables import rebuild_tables
 
 AUDIT_COLUMNS = ["id", "kind", "source", "quote", "recomputation", "found_by"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..claims import Operand
-from .lookup import Record, operand_value
+from analysis.reproduce.claims import Operand
+from analysis.reproduce.lookup import Record, operand_value
 
 DERIVED_COLUMNS = ["id", "quote", "source", "printed", "a", "b", "formula", "recomputed",
                    "status", "alternatives", "note"]

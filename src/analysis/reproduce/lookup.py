@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..claims import Evidence, load_claims
-from ..published import load_designs, load_published
+from analysis.reproduce.claims import Evidence, load_claims
+from analysis.reproduce.published import load_designs, load_published
 
 KEY_COLUMNS = ("testbed", "os", "security", "ip_version", "transport", "size_bytes",
                "application", "host")

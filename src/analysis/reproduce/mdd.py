@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from ..stats import power_t
-from .lookup import Record
+from analysis.stats import power_t
+from analysis.reproduce.lookup import Record
 
 POWER, ALPHA = 0.8, 0.05
 MDD_COLUMNS = ["id", "cell", "a", "b", "sd_a", "sd_b", "n", "mdd", "claimed", "claimed_unit",

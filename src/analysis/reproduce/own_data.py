@@ -11,59 +11,25 @@ every stack as the study's held for every OS.
 
 Each comparable claim becomes one hypothesis spec per combination of its
 other ``per`` factors that we vary (the registry allows one ``per``: the
-size), evaluated by :func:`analysis.hypotheses.evaluate_hypotheses` on
+size), evaluated by :func:`analysis.verdicts.evaluate_hypotheses` on
 one row per run, and the sub-verdicts combined as the claim's ``holds`` says.
 """
 
 from __future__ import annotations
 
-import tempfile
-from functools import lru_cache
 from itertools import product
 from pathlib import Path
 
 import pandas as pd
 
-from ..campaign import load_campaign
-from ..claims import Claim, load_claims
-from ..hypotheses import HypothesisError, canon, evaluate_hypotheses
-from ..ingest import fingerprint
-from ..per_run import one_row_per_run
-from .lookup import load_record
+from analysis.errors import HypothesisError
+from analysis.reproduce.claims import Claim, load_claims
+from analysis.reproduce.lookup import load_record
+from analysis.reproduce.mirrors import Dataset, load_mirror, load_mirrors, mirror_available
+from analysis.verdicts import canon, evaluate_hypotheses
+from analysis.verdicts.rules import aggregate
 
-STUDY_DATASET = {
-    "000_4e5320b6fe1e825c": "lan-p2p", "001_67ed56f85540d5f7": "lan-p2p",
-    "002_6c0e8c5c95705e2f": "lan-p2p", "003_78d69edb35c6dd71": "sizes-10",
-    "004_a7738a926cf50bd6": "jumbo-routed",
-}
-# The size the study varies, as our column: packet (payload) size or frame size.
-SIZE_COLUMN = {"lan-p2p": "packet_size_bytes", "sizes-10": "packet_size_bytes",
-               "jumbo-routed": "frame_size_bytes"}
 OUR_FACTORS = ("ip_version", "transport", "application", "size_bytes")
-# Our platform factor standing in for "for every OS of the study".
-PLATFORM = {"lan-p2p": "stack"}
-# Claim metric -> (our column, scope that selects the tool/mode measuring it).
-METRICS = {
-    "lan-p2p": {
-        "throughput_mbps": ("throughput_mbps", {"tool": "netperf", "mode": "stream"}),
-        "rtt_ms": ("rtt_ms", {"tool": "netperf", "mode": "rr"}),
-        "jitter_ms": ("jitter_ms", {"tool": "iperf3", "transport": "UDP"}),
-        "cpu_pct": ("cpu_local_pct", {"tool": "netperf", "mode": "stream"}),
-    },
-    "sizes-10": {
-        "throughput_mbps": ("throughput_mbps", {"tool": "netperf", "mode": "stream", "topology": "p2p"}),
-        "rtt_ms": ("rtt_ms", {"tool": "ditg", "mode": "rttm", "log": "sender", "topology": "p2p"}),
-        "jitter_ms": ("jitter_ms", {"tool": "ditg", "mode": "rttm", "log": "receiver", "topology": "p2p"}),
-        "cpu_pct": ("cpu_local_pct", {"tool": "netperf", "mode": "stream", "topology": "p2p"}),
-    },
-    "jumbo-routed": {
-        "throughput_mbps": ("throughput_mbps", {"tool": "ditg"}),
-        "owd_ms": ("owd_ms", {"tool": "ditg"}),
-        "jitter_ms": ("jitter_ms", {"tool": "ditg"}),
-    },
-}
-# What a dataset's fixed scope means for the claims tested on it.
-DATASET_NOTES = {"sizes-10": "our p2p topology only (loopback is no testbed of the study's)"}
 DEFAULT_MARGIN_PCT = 5.0
 COLUMNS = ["id", "statement", "study_verdict", "published_verdict", "dataset", "our_test",
            "our_verdict", "our_summary", "adaptation"]
@@ -73,25 +39,9 @@ class NotComparable(Exception):
     """Why a claim cannot be tested on our data (the message is shown as is)."""
 
 
-@lru_cache(maxsize=None)
-def _cached_runs(campaign: str, raw_dir: str, version: str) -> pd.DataFrame:
-    with tempfile.TemporaryDirectory() as scratch:
-        data = load_campaign(Path(raw_dir) / campaign, processed=scratch)
-    return one_row_per_run(data.runs)
-
-
-def _raw_dir(raw_dir: Path | None) -> Path:
-    """data/raw as published_figures knows it (imported late: it imports this package)."""
-    from ..published_figures import RAW_DIR
-    return Path(raw_dir or RAW_DIR)
-
-
 def mirror_runs(campaign: str, raw_dir: Path | None = None) -> pd.DataFrame:
-    """One row per run of our campaign, ingested into a scratch directory (as
-    draw_mirror does) so nothing is written into data/processed while a
-    collector may be replacing the campaign; cached until its raw files change."""
-    raw_dir = _raw_dir(raw_dir)
-    return _cached_runs(campaign, str(raw_dir), fingerprint(raw_dir / campaign))
+    """One row per run of our campaign (a fresh copy; see reproduce.mirrors)."""
+    return load_mirror(campaign, raw_dir).runs
 
 
 # ---------------------------------------------------------------- claim -> specs
@@ -100,8 +50,8 @@ def _levels(value) -> list:
     return [v for v in (value if isinstance(value, list) else [value]) if v is not None]
 
 
-def _our_name(factor: str, dataset: str) -> str:
-    return SIZE_COLUMN[dataset] if factor == "size_bytes" else factor
+def _our_name(factor: str, dataset: Dataset) -> str:
+    return dataset.size_column if factor == "size_bytes" else factor
 
 
 def _check_factors(claim: Claim) -> None:
@@ -125,7 +75,7 @@ def _size_per(claim: Claim, size: str) -> tuple[dict, list[str]]:
     return {"per": size, "holds": claim.holds}, []
 
 
-def _splits(claim: Claim, dataset: str, runs: pd.DataFrame) -> tuple[list[dict], list[str]]:
+def _splits(claim: Claim, dataset: Dataset, runs: pd.DataFrame) -> tuple[list[dict], list[str]]:
     """One scope per combination of the claim's other per-factors we vary (and our
     platform factor where the claim holds for every OS)."""
     factors, notes = [], []
@@ -134,8 +84,8 @@ def _splits(claim: Claim, dataset: str, runs: pd.DataFrame) -> tuple[list[dict],
             continue
         if factor in OUR_FACTORS:
             factors.append((factor, _levels(claim.scope.get(factor)) or sorted(runs[factor].dropna().unique())))
-        elif factor == "os" and dataset in PLATFORM:
-            ours = PLATFORM[dataset]
+        elif factor == "os" and dataset.platform:
+            ours = dataset.platform
             factors.append((ours, sorted(runs[ours].dropna().unique())))
             notes.append(f"'for every os' tested as 'for every {ours}' (our platform factor)")
         else:
@@ -144,7 +94,7 @@ def _splits(claim: Claim, dataset: str, runs: pd.DataFrame) -> tuple[list[dict],
     return combos, notes
 
 
-def _base_scope(claim: Claim, dataset: str) -> tuple[dict, list[str]]:
+def _base_scope(claim: Claim, dataset: Dataset) -> tuple[dict, list[str]]:
     """The claim's scope on our factors (a single size as our size column)."""
     scope, notes = {}, []
     for factor, value in claim.scope.items():
@@ -162,23 +112,25 @@ def study_scope(study: str) -> dict:
     return {"transport": transports[0]} if len(transports) == 1 else {}
 
 
-def claim_specs(claim: Claim, dataset: str, runs: pd.DataFrame,
+def claim_specs(claim: Claim, dataset: str | Dataset, runs: pd.DataFrame,
                 fixed: dict | None = None) -> tuple[list[dict], list[str]]:
     """Hypothesis specs (one per split) equivalent to ``claim`` on ``dataset``, and what was adapted.
 
     ``fixed`` (see :func:`study_scope`) applies where the claim names no level of
     that factor.  Raises NotComparable with the reason when the claim cannot be tested here.
     """
+    if isinstance(dataset, str):
+        dataset = load_mirrors().datasets[dataset]
     _check_factors(claim)
-    if claim.metric not in METRICS[dataset]:
-        raise NotComparable(f"not comparable: our {dataset} has no {claim.metric} measurement")
-    column, tool_scope = METRICS[dataset][claim.metric]
+    if claim.metric not in dataset.metrics:
+        raise NotComparable(f"not comparable: our {dataset.name} has no {claim.metric} measurement")
+    column, tool_scope = dataset.metrics[claim.metric].column, dataset.metrics[claim.metric].scope
     scope, notes = _base_scope(claim, dataset)
     for factor, value in (fixed or {}).items():
         if factor not in claim.scope and factor not in claim.per:
             scope[factor] = value
             notes.append(f"{factor}={value}: the study measured only that")
-    size, size_notes = _size_per(claim, SIZE_COLUMN[dataset])
+    size, size_notes = _size_per(claim, dataset.size_column)
     splits, split_notes = _splits(claim, dataset, runs)
     base = {"statement": claim.quote, "source": claim.source, "metric": column,
             "compare": {"factor": _our_name(claim.compare.factor, dataset), "levels": claim.compare.levels},
@@ -192,20 +144,16 @@ def claim_specs(claim: Claim, dataset: str, runs: pd.DataFrame,
         label = ", ".join(f"{k}={canon(v)}" for k, v in split.items())
         specs.append(base | {"id": f"{claim.id} [{label}]" if label else claim.id,
                              "scope": {**tool_scope, **scope, **split}})
-    return specs, [*notes, *size_notes, *split_notes, *filter(None, [DATASET_NOTES.get(dataset)])]
+    return specs, [*notes, *size_notes, *split_notes, *filter(None, [dataset.note])]
 
 
 # ---------------------------------------------------------------- evaluation
 
 def _combine(verdicts: list[str], holds: str) -> str:
     """Sub-verdicts -> claim verdict: 'any' needs one supported split, else every split must."""
-    found = set(verdicts)
-    if holds == "any" and "supported" in found:
+    if holds == "any" and "supported" in verdicts:
         return "supported"
-    for verdict in ("contradicted", "inconclusive", "untestable"):
-        if verdict in found:
-            return verdict
-    return "supported"
+    return aggregate("all", verdicts, "supported", "contradicted", ("inconclusive", "untestable"))
 
 
 def _test_text(specs: list[dict]) -> str:
@@ -220,7 +168,7 @@ def _test_text(specs: list[dict]) -> str:
     return f"{first['metric']}: {first['compare']['factor']} {levels}{per} [{scope}]{splits}"
 
 
-def _evaluate(claim: Claim, dataset: str, runs: pd.DataFrame, fixed: dict) -> dict:
+def _evaluate(claim: Claim, dataset: Dataset, runs: pd.DataFrame, fixed: dict) -> dict:
     try:
         specs, notes = claim_specs(claim, dataset, runs, fixed)
         table = evaluate_hypotheses(runs, specs)
@@ -245,19 +193,19 @@ def own_data_table(study: str, verdicts: pd.DataFrame | None = None, raw_dir: Pa
     """Side by side, per claim of ``study``: the study's verdict (as printed, and as
     our evaluation of its published numbers found, from ``verdicts``) and the
     same hypothesis on our mirror dataset, or why it cannot be tested there."""
-    from ..published_figures import mirror_available
-
-    dataset, raw_dir = STUDY_DATASET[study], _raw_dir(raw_dir)
+    mirrors = load_mirrors()
+    dataset_name = mirrors.studies[study]
+    dataset = mirrors.datasets[dataset_name]
     claims = load_claims(study).claims
-    runs = mirror_runs(dataset, raw_dir) if mirror_available(dataset, raw_dir) else None
+    runs = mirror_runs(dataset_name, raw_dir) if mirror_available(dataset_name, raw_dir) else None
     fixed = study_scope(study)
     rows = []
     for claim in claims:
         ours = (_evaluate(claim, dataset, runs, fixed) if runs is not None else
-                {"our_verdict": "not comparable", "our_summary": f"our dataset {dataset} is not available",
+                {"our_verdict": "not comparable", "our_summary": f"our dataset {dataset_name} is not available",
                  "our_test": "", "adaptation": ""})
         rows.append({"id": claim.id, "statement": claim.quote, "study_verdict": claim.study_verdict,
-                     "published_verdict": _published(verdicts, claim.id), "dataset": dataset, **ours})
+                     "published_verdict": _published(verdicts, claim.id), "dataset": dataset_name, **ours})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -268,4 +216,4 @@ def own_data_counts(table: pd.DataFrame) -> dict:
             **comparable["our_verdict"].value_counts().to_dict()}
 
 
-__all__ = ["STUDY_DATASET", "claim_specs", "study_scope", "mirror_runs", "own_data_counts", "own_data_table"]
+__all__ = ["claim_specs", "study_scope", "mirror_runs", "own_data_counts", "own_data_table"]

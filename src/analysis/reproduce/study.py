@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..artefacts import save_table
-from .audit import audit_table
-from .derived import recompute_derived
-from .lookup import Record, load_record
-from .mdd import mdd_summary, mdd_table
-from .own_data import own_data_table
-from .tables import rebuild_tables
-from .verdicts import evaluate_claims, summary_counts
+from analysis.artefacts import save_table
+from analysis.reproduce.audit import audit_table
+from analysis.reproduce.derived import recompute_derived
+from analysis.reproduce.lookup import Record, load_record
+from analysis.reproduce.mdd import mdd_summary, mdd_table
+from analysis.reproduce.own_data import own_data_table
+from analysis.reproduce.tables import rebuild_tables
+from analysis.reproduce.verdicts import evaluate_claims, summary_counts
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .lookup import Record
+from analysis.reproduce.lookup import Record
 
 CANDIDATES = ("os", "security", "ip_version", "transport", "statistic", "compared_to")
 

@@ -20,11 +20,13 @@ from itertools import product
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
-from ..claims import Claim, ClaimsError
-from ..stats import adjust, hedges_g_from_stats, welch_from_stats
-from .lookup import (DIFF_STATS, MEAN_STATS, PCT_STATS, Record, cell_rows, evidence_row,
+from analysis.errors import ClaimsError
+from analysis.reproduce.claims import Claim
+from analysis.stats import adjust, hedges_g_from_stats, tost_from_stats, welch_from_stats
+from analysis.verdicts.rules import aggregate, sign_aggregate, sign_verdict, tested_verdict
+from analysis.verdicts.text import claim_text
+from analysis.reproduce.lookup import (DIFF_STATS, MEAN_STATS, PCT_STATS, Record, cell_rows, evidence_row,
                      level_label, printed_difference, single_value)
 
 CLASSES = ("tested", "descriptive", "untestable")
@@ -150,42 +152,15 @@ def _welch(c: dict) -> dict:
 
 
 def _tost(c: dict, margin: float) -> dict:
-    """Two one-sided Welch tests of |a − b| < margin; p is the larger one-sided p."""
-    se = np.sqrt((c["sd_a"] ** 2 + c["sd_b"] ** 2) / c["n"])
-    df = welch_from_stats(c["diff"], c["sd_a"], c["n"], 0.0, c["sd_b"], c["n"]).df
-    p_low = sps.t.sf((c["diff"] + margin) / se, df)
-    p_high = sps.t.cdf((c["diff"] - margin) / se, df)
-    outside = sps.t.sf((abs(c["diff"]) - margin) / se, df)
-    return {"statistic": (abs(c["diff"]) - margin) / se, "df": df, "p": max(p_low, p_high),
-            "p_outside": outside, "hedges_g": np.nan}
-
-
-def _right_sign(direction: str, value: float, margin: float | None) -> bool:
-    if direction == "greater":
-        return value > 0
-    if direction == "less":
-        return value < 0
-    if direction == "different":
-        return value != 0
-    return abs(value) <= margin
-
-
-def _tested_verdict(claim: Claim, c: dict) -> str:
-    p = c["p_adj"]
-    if claim.direction == "equivalent":
-        if p < ALPHA:
-            return "supported"
-        return "contradicted" if c["p_outside_adj"] < ALPHA else "inconclusive"
-    if p >= ALPHA:
-        return "inconclusive"
-    return "supported" if _right_sign(claim.direction, c["diff"], None) else "contradicted"
+    """Two one-sided Welch tests of |a − b| < margin from the printed numbers."""
+    return tost_from_stats(c["diff"], c["sd_a"], c["sd_b"], c["n"], margin) | {"hedges_g": np.nan}
 
 
 def _descriptive_verdict(claim: Claim, c: dict) -> str:
     value = c["diff"] if c["diff"] is not None else c["pct"]
     if claim.direction == "equivalent" and c["diff"] is None:
         return "unjudged"
-    return "agrees" if _right_sign(claim.direction, value, claim.margin) else "disagrees"
+    return sign_verdict(claim.direction, value, claim.margin, restated=c.get("restated", False))
 
 
 def _judge_cells(claim: Claim, cells: list[dict]) -> None:
@@ -197,7 +172,7 @@ def _judge_cells(claim: Claim, cells: list[dict]) -> None:
     outside = adjust([c.get("p_outside", np.nan) for c in tested], "holm")
     for c, p, out in zip(tested, p_adj, outside):
         c["p_adj"], c["p_outside_adj"] = p, out
-        c["verdict"] = _tested_verdict(claim, c)
+        c["verdict"] = tested_verdict(claim.direction, c["diff"], p, ALPHA, out)
     for c in cells:
         if c["class"] == "descriptive":
             c["verdict"] = _descriptive_verdict(claim, c)
@@ -206,19 +181,6 @@ def _judge_cells(claim: Claim, cells: list[dict]) -> None:
 
 
 # ---------------------------------------------------------------- claims
-
-def _aggregate(holds: str, verdicts: list[str], good: str, bad: str, weak: str | None) -> str:
-    """all: every cell must agree; any: one suffices; most: more than half."""
-    if holds == "any":
-        return good if good in verdicts else (bad if set(verdicts) == {bad} else (weak or bad))
-    if holds == "most":
-        return good if verdicts.count(good) > len(verdicts) / 2 else (weak or bad)
-    if bad in verdicts:
-        return bad
-    if weak and weak in verdicts:
-        return weak
-    return good
-
 
 def _claim_row(claim: Claim, cells: list[dict]) -> dict:
     tested = [c for c in cells if c["class"] == "tested"]
@@ -232,8 +194,8 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
         return row | {"class": "untestable", "verdict": "untestable", "judged": f"0 of {len(cells)}",
                       "judged_at": "", "missing": "; ".join(missing)}
     if tested:
-        verdict = _aggregate(claim.holds, [c["verdict"] for c in tested], "supported",
-                             "contradicted", "inconclusive")
+        verdict = aggregate(claim.holds, [c["verdict"] for c in tested], "supported",
+                            "contradicted", ("inconclusive",))
         deciding = max(tested, key=lambda c: c["p_adj"]) if verdict != "contradicted" else \
             next(c for c in tested if c["verdict"] == "contradicted")
         row |= {"p_adj": deciding["p_adj"], "diff": deciding["diff"], "hedges_g": deciding["hedges_g"]}
@@ -241,7 +203,7 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
         if disagree:
             row["note"] = "; ".join(filter(None, [row["note"], f"printed numbers disagree at {', '.join(disagree)}"]))
     else:
-        verdict = _aggregate(claim.holds, [c["verdict"] for c in descriptive], "agrees", "disagrees", None)
+        verdict = sign_aggregate(claim.holds, [c["verdict"] for c in descriptive])
     unjudged = [c for c in cells if c["class"] == "unjudged"]
     return row | {"class": "tested" if tested else "descriptive", "verdict": verdict,
                   "judged": f"{len(judged)} of {len(cells)}",
@@ -251,13 +213,8 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
 
 
 def _claim_text(claim: Claim) -> str:
-    sym = {"greater": ">", "less": "<", "different": "≠", "equivalent": "≈"}[claim.direction]
-    text = f"{claim.compare.factor}: " + f" {sym} ".join(claim.compare.labels())
-    if claim.margin is not None:
-        text += f" within ±{claim.margin:g}"
-    if claim.per:
-        text += f", {claim.holds} {' × '.join(claim.per)}"
-    return text
+    return claim_text(claim.compare.factor, claim.compare.labels(), claim.direction,
+                      margin=claim.margin, per=claim.per, holds=claim.holds)
 
 
 def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .many_groups import groups_of
-from .results import AssumptionCheck
-from .summaries import clean
+from analysis.stats.many_groups import groups_of
+from analysis.stats.results import AssumptionCheck
+from analysis.stats.summaries import clean
 
 
 def levene(y, g, center: str = "median", alpha: float = 0.05) -> AssumptionCheck:

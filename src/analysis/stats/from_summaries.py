@@ -13,7 +13,7 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.oneway import anova_generic
 
-from .results import Interval, OmnibusTest, TwoGroupTest
+from analysis.stats.results import Interval, OmnibusTest, TwoGroupTest
 
 
 def _welch_df(va: float, na: int, vb: float, nb: int) -> float:
@@ -74,3 +74,18 @@ def anova_from_stats(means: Sequence[float], sds: Sequence[float],
         statistic=float(res.statistic), df_num=float(df_num),
         df_denom=float(df_denom), p=float(res.pvalue),
         k=len(means), n=int(np.sum(ns)))
+
+
+def tost_from_stats(diff: float, sd_a: float, sd_b: float, n: int, margin: float) -> dict:
+    """Two one-sided Welch tests of |a − b| < margin from a difference, two SDs and n per group.
+
+    ``p`` is the larger one-sided p (equivalence shown when small);
+    ``p_outside`` tests |a − b| > margin (difference beyond the margin).
+    """
+    se = np.sqrt((sd_a ** 2 + sd_b ** 2) / n)
+    df = _welch_df(sd_a ** 2, n, sd_b ** 2, n)
+    p_low = stats.t.sf((diff + margin) / se, df)
+    p_high = stats.t.cdf((diff - margin) / se, df)
+    outside = stats.t.sf((abs(diff) - margin) / se, df)
+    return {"statistic": float((abs(diff) - margin) / se), "df": float(df),
+            "p": float(max(p_low, p_high)), "p_outside": float(outside)}

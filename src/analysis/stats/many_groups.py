@@ -15,8 +15,8 @@ from scipy import stats
 from statsmodels.stats.multicomp import pairwise_tukeyhsd
 from statsmodels.stats.oneway import anova_oneway
 
-from .corrections import adjust
-from .results import OmnibusTest
+from analysis.stats.corrections import adjust
+from analysis.stats.results import OmnibusTest
 
 PAIRWISE_COLUMNS = ["group_a", "group_b", "diff", "ci_low", "ci_high",
                     "statistic", "df", "p", "p_adj"]

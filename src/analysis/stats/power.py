@@ -53,3 +53,12 @@ def runs_needed(change_pct: float, cv: float, alpha: float = 0.05,
     (>= 2; inf when more than MAX_RUNS would be needed)."""
     n = n_per_group(change_pct / 100, sd=cv, alpha=alpha, power=power)
     return math.ceil(n) if math.isfinite(n) else math.inf
+
+
+def minimum_detectable_difference(sd_a: float, sd_b: float, n: int, alpha: float = 0.05,
+                                  power: float = 0.8) -> float:
+    """δ at which a two-sided t-test with n runs per group reaches ``power``, SDs pooled."""
+    sd = math.sqrt((sd_a ** 2 + sd_b ** 2) / 2)
+    if not (sd > 0 and n and n >= 2):
+        return float("nan")
+    return float(optimize.brentq(lambda d: power_t(n, d, sd, alpha) - power, 1e-12, 100 * sd + 1))

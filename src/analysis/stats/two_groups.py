@@ -10,9 +10,9 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.weightstats import ttost_ind
 
-from .from_summaries import hedges_g_from_stats, welch_from_stats
-from .results import EquivalenceTest, Interval, RankTest, TwoGroupTest
-from .summaries import clean
+from analysis.stats.from_summaries import hedges_g_from_stats, welch_from_stats
+from analysis.stats.results import EquivalenceTest, Interval, RankTest, TwoGroupTest
+from analysis.stats.summaries import clean
 
 
 def _moments(x: np.ndarray) -> tuple[float, float, int]:

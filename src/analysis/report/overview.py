@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from .campaign import Campaign
+from analysis.ingest.campaign import Campaign
 
 NON_DESIGN = {"run", "index", "shard"}
 

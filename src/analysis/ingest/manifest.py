@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .errors import ManifestError
-from .yamlfiles import load_model
+from analysis.errors import ManifestError
+from analysis.yamlfiles import load_model
 
 MANIFEST_NAME = "manifest.yaml"
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -19,11 +19,11 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from . import __version__
-from .errors import ManifestError, ParseError
-from .manifest import MANIFEST_NAME, FileMapper, Manifest, Unassigned, load_manifest
-from .parsers import parse_bytes
-from .schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
+from analysis import __version__
+from analysis.errors import ManifestError, ParseError
+from analysis.ingest.manifest import MANIFEST_NAME, FileMapper, Manifest, Unassigned, load_manifest
+from analysis.parsers import parse_bytes
+from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
 
 OUTCOMES = ("parsed", "failed", "rejected", "ignored")
 
@@ -57,6 +57,7 @@ class IngestResult:
     files: list[FileOutcome]
     fingerprint: str
     warnings: int = 0
+    raw_dir: Path | None = None
     rejected: pd.DataFrame = field(init=False)
 
     def __post_init__(self) -> None:
@@ -244,12 +245,21 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
         files=files,
         fingerprint=_combine(campaign_dir, worker.digests),
         warnings=worker.rows_with_warnings,
+        raw_dir=campaign_dir,
     )
 
 
 def write_outputs(result: IngestResult, out_dir: str | Path) -> Path:
-    """Write runs.parquet, intervals.parquet, rejected.csv and ingest.json."""
+    """Write runs.parquet, intervals.parquet, rejected.csv and ingest.json.
+
+    Refuses a folder inside the campaign's raw folder: raw files are never
+    overwritten, and tables there would be ingested as raw files next time."""
     out = Path(out_dir)
+    if result.raw_dir is not None:
+        raw = result.raw_dir.resolve()
+        if out.resolve() == raw or raw in out.resolve().parents:
+            raise ManifestError(f"{out}: output folder is inside the campaign's raw folder {result.raw_dir}; "
+                                "write the tables elsewhere (default: data/processed/<campaign>)")
     out.mkdir(parents=True, exist_ok=True)
     result.runs.to_parquet(out / "runs.parquet", index=False)
     result.intervals.to_parquet(out / "intervals.parquet", index=False)

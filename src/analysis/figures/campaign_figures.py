@@ -17,9 +17,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from . import figures as F
-from .exploration import anova_design, blocks, metrics_of, ok_runs, size_factor
-from .stats import factorial_anova, group_residuals, qq_data
+from analysis.figures import plots as F
+from analysis.figures.exploration import anova_design, blocks, metrics_of, ok_runs, size_factor
+from analysis.stats import factorial_anova, group_residuals, qq_data
 
 
 @dataclass(frozen=True)

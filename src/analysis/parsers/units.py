@@ -9,11 +9,13 @@ seconds. Every parser converts here so the canonical columns have one meaning:
 
 from __future__ import annotations
 
+from analysis.errors import NetreproError
+
 DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9, "t": 1e12, "T": 1e12}
 BINARY = {"": 1.0, "k": 1024.0, "K": 1024.0, "m": 1024.0**2, "M": 1024.0**2, "g": 1024.0**3, "G": 1024.0**3, "t": 1024.0**4, "T": 1024.0**4}
 
 
-class UnitError(ValueError):
+class UnitError(NetreproError):
     """A unit string that none of the tools prints."""
 
 

@@ -13,8 +13,8 @@ import io
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from . import figures as F
-from .exploration import metrics_of, ok_runs, size_factor
+from analysis.figures import plots as F
+from analysis.figures.exploration import metrics_of, ok_runs, size_factor
 
 KINDS = ("means", "distribution")
 NO_HUE = "(none)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .schema import RUN_DTYPES
+from analysis.ingest.schema import RUN_DTYPES
 
 AGGREGATE_FLOWS = ("SUM", "TOTAL")
 SIDE_PREFERENCE = ("receiver", "both", "sender")

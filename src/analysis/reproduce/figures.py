@@ -9,7 +9,6 @@ Beside it, the same design drawn from our own campaign, when it exists.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -17,11 +16,11 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .claims import FigureSpec
-from .figures import PALETTE, apply_style, caption, label, metric_vs_size
-from .reproduce.lookup import MEAN_STATS, Record, match
+from analysis.reproduce.claims import FigureSpec
+from analysis.figures.plots import PALETTE, apply_style, caption, label, metric_vs_size
+from analysis.reproduce.lookup import MEAN_STATS, Record, match
+from analysis.reproduce.mirrors import load_mirror, mirror_available
 
-RAW_DIR = Path(__file__).resolve().parents[2] / "data" / "raw"
 
 
 def _scoped(record: Record, spec: FigureSpec) -> pd.DataFrame:
@@ -81,26 +80,16 @@ def draw_published(record: Record, spec: FigureSpec) -> tuple[plt.Figure, int, i
     return fig, len(points), total
 
 
-def mirror_available(campaign: str, raw_dir: Path = RAW_DIR) -> bool:
-    """Our matching campaign exists once its manifest does."""
-    return (raw_dir / campaign / "manifest.yaml").is_file()
-
-
-def draw_mirror(spec: FigureSpec, raw_dir: Path = RAW_DIR) -> plt.Figure:
-    """The same figure design from our own campaign (ingested into a scratch directory,
-    so the notebook never writes into data/processed while a collector is running)."""
-    from .campaign import load_campaign
-    from .per_run import one_row_per_run
-
+def draw_mirror(spec: FigureSpec, raw_dir: Path | None = None) -> plt.Figure:
+    """The same figure design from our own campaign (see reproduce.mirrors)."""
     mirror = spec.mirror
-    with tempfile.TemporaryDirectory() as scratch:
-        data = load_campaign(raw_dir / mirror["campaign"], processed=scratch)
-    runs = one_row_per_run(data.runs)
+    data = load_mirror(mirror["campaign"], raw_dir)
+    runs = data.runs
     for factor, value in mirror.get("scope", {}).items():
         runs = runs[runs[factor].astype(str) == str(value)]
     apply_style()
     fig = metric_vs_size(runs, mirror["metric"], mirror.get("x", "packet_size_bytes"), mirror.get("hue", ["ip_version"]),
-                         campaign=f"{data.name} — testbed: {data.manifest.campaign.testbed}", synthetic=data.synthetic)
+                         campaign=f"{data.name} — testbed: {data.testbed}", synthetic=data.synthetic)
     fig.axes[0].set_title(f"{spec.id} design, our campaign {data.name}", fontsize=9)
     return fig
 

@@ -13,16 +13,16 @@ statistics by :mod:`analysis.reproduce`, never from runs.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Literal, Union
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from .hypotheses import Compare
-from .yamlfiles import read_yaml
+from analysis.verdicts import Compare
+from analysis.config import claims_dir
+from analysis.errors import ClaimsError
+from analysis.yamlfiles import read_yaml
 
-CLAIMS_DIR = Path(__file__).resolve().parents[2] / "data" / "claims"
 Level = Union[int, float, str, None]
 Direction = Literal["greater", "less", "different", "equivalent"]
 StudyVerdict = Literal["asserted", "true", "false", "partly true"]
@@ -32,10 +32,6 @@ AUDIT_KINDS = (
     "duplicated table", "duplicated numbers", "maximum reported as typical", "size not tested", "chapters disagree", "wrong count",
     "wrong reason", "result not shown",
 )
-
-
-class ClaimsError(ValueError):
-    """A claims file that does not validate; names the file and the entry."""
 
 
 class _Strict(BaseModel):
@@ -161,11 +157,6 @@ class ClaimsFile(_Strict):
             if dupes:
                 raise ValueError(f"duplicate {name} id(s): {', '.join(dupes)}")
         return self
-
-
-def claims_dir() -> Path:
-    """Where the claims files live; NETREPRO_CLAIMS overrides (tests on a copy)."""
-    return Path(os.environ.get("NETREPRO_CLAIMS", CLAIMS_DIR))
 
 
 def load_claims(study: str, directory: str | Path | None = None) -> ClaimsFile:

@@ -1,7 +1,7 @@
 """Column names, dtypes, units and allowed values of the tidy tables, and the
 validation that runs before any table is written.
 
-The canonical columns come from :mod:`analysis.records`, so a field added to
+The canonical columns come from :mod:`analysis.parsers.records`, so a field added to
 a record appears here without a second list to keep in step. Units are in the
 names (``*_mbps``, ``*_ms``, ``*_pct``, ``*_bytes``); dtypes are nullable so
 that "not reported" stays null and never becomes 0.
@@ -9,12 +9,14 @@ that "not reported" stays null and never becomes 0.
 
 from __future__ import annotations
 
+from analysis.errors import NetreproError
+
 from dataclasses import fields
 
 import pandas as pd
 import pandera.pandas as pa
 
-from .records import SIDES, STATUSES, TOOLS, IntervalRecord, RunRecord
+from analysis.parsers.records import SIDES, STATUSES, TOOLS, IntervalRecord, RunRecord
 
 _DTYPE_OF = {"str": "string", "float": "float64", "int": "Int64", "bool": "boolean", "list": "string"}
 
@@ -64,7 +66,7 @@ INTERVALS_SCHEMA = pa.DataFrameSchema(
 )
 
 
-class SchemaViolation(ValueError):
+class SchemaViolation(NetreproError):
     """A tidy table that breaks the schema; lists every failing cell."""
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 from scipy import stats as sps
 
-from .stats import cell_summaries
+from analysis.stats import cell_summaries
 
 METRICS = ("throughput_mbps", "transactions_per_s", "rtt_ms", "owd_ms", "jitter_ms", "loss_pct",
            "cpu_local_pct", "cpu_remote_pct")
@@ -114,7 +114,7 @@ def anova_design(data: pd.DataFrame, factors: list[str], metric: str) -> tuple[l
 def anova_tables(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
     """Factorial ANOVA (with Jain's allocation of variation) of every
     non-constant metric of every tool over the factors that vary for it."""
-    from .stats import factorial_anova
+    from analysis.stats import factorial_anova
 
     parts = []
     for tool, part in ok_runs(runs).groupby("tool", sort=True):

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from .stats import cell_summaries, t_test  # noqa: E402
+from analysis.stats import cell_summaries, t_test  # noqa: E402
 
 PALETTE = "colorblind"
 LABELS = {

@@ -5,14 +5,16 @@ tables of a campaign, re-ingesting only when its raw files or manifest changed
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .ingest import fingerprint, ingest_campaign, write_outputs
-from .manifest import Manifest, load_manifest
+from analysis.config import processed_dir
+from analysis.ingest.ingest import fingerprint, ingest_campaign, write_outputs
+from analysis.ingest.manifest import Manifest, load_manifest
 
 
 @dataclass
@@ -32,8 +34,11 @@ class Campaign:
 
 
 def processed_dir_for(raw_dir: Path) -> Path:
-    """``data/raw/<c>`` -> ``data/processed/<c>``; elsewhere a sibling ``<c>.processed``."""
+    """``data/raw/<c>`` -> ``data/processed/<c>``; elsewhere a sibling ``<c>.processed``;
+    ``NETREPRO_PROCESSED`` moves them all (tests write to their own folders)."""
     raw_dir = Path(raw_dir)
+    if os.environ.get("NETREPRO_PROCESSED"):
+        return processed_dir() / raw_dir.name
     if raw_dir.parent.name == "raw":
         return raw_dir.parent.parent / "processed" / raw_dir.name
     return raw_dir.parent / f"{raw_dir.name}.processed"

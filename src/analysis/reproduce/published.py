@@ -7,14 +7,12 @@ hand-transcribed row fails loudly instead of silently joining the wrong cell.
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pandas as pd
 import pandera.pandas as pa
 import yaml
 
-PUBLISHED_DIR = Path(__file__).resolve().parents[2] / "data" / "raw" / "published"
+from analysis.config import published_dir
+
 
 METRICS = (
     "throughput_mbps", "rtt_ms", "owd_ms", "jitter_ms", "cpu_pct", "loss_pct",
@@ -52,11 +50,6 @@ SCHEMA = pa.DataFrameSchema(
     ],
     strict=False,
 )
-
-
-def published_dir() -> Path:
-    """Where the record lives; NETREPRO_PUBLISHED overrides (tests on a copy)."""
-    return Path(os.environ.get("NETREPRO_PUBLISHED", PUBLISHED_DIR))
 
 
 def _read(path: Path) -> pd.DataFrame:

@@ -18,20 +18,18 @@ import nbformat
 import papermill as pm
 from nbconvert import HTMLExporter
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK_DIR = ROOT / "notebooks"
+from analysis import config
+from analysis.errors import ReportError
+
+NOTEBOOK_DIR = config.notebooks_dir()
 NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")
 PAPER_DIR = NOTEBOOK_DIR / "papers"
-HYPOTHESES_DIR = ROOT / "data" / "hypotheses"
+HYPOTHESES_DIR = config.hypotheses_dir()
 # Cells the static report leaves out: papermill's parameters, and widgets that need a live kernel.
 REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only"}
 # The kernel talks to papermill over loopback TCP and warns, once per notebook, that
 # this is unencrypted; errors still show.
 KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
-
-
-class ReportError(RuntimeError):
-    """A notebook failed: names the campaign, the notebook, the cell and the error."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,7 @@ def to_html(notebooks: list[nbformat.NotebookNode], title: str) -> str:
 
 
 def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR, echo=print) -> CampaignReport:
-    from .manifest import load_manifest
+    from analysis.ingest.manifest import load_manifest
 
     synthetic = load_manifest(campaign_dir).campaign.synthetic
     out_dir = out_root / campaign_dir.name

@@ -1,0 +1,1 @@
+"""Figures: the figure types, the campaign figure set and the exploration helpers."""

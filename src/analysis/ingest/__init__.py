@@ -1,0 +1,1 @@
+"""Campaign folder -> validated tidy tables: manifest, parse every file, check, write Parquet."""

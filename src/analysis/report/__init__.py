@@ -1,0 +1,1 @@
+"""The headless report: notebook pipeline, index page and campaign overview."""

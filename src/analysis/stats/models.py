@@ -1,0 +1,47 @@
+"""Linear models behind two kinds of claim: a difference adjusted for a
+blocking factor, and an interaction between two factors.
+
+Both take plain columns (``y``, a two-level group, a block or second
+factor), so they know nothing about metrics, tools or claims.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import statsmodels.formula.api as smf
+
+from analysis.stats.assumptions import levene
+from analysis.stats.factorial import factorial_anova
+
+
+def blocked_difference(y, group_is_a, block) -> dict:
+    """OLS ``y ~ group + block`` with HC3-robust SEs: the difference a − b
+    adjusted for the block (e.g. packet size), when cells differ in level
+    and in variance.  Returns coef, CI, t, df, p and the group sizes."""
+    frame = pd.DataFrame({"y": np.asarray(y, float),
+                          "grp": np.where(np.asarray(group_is_a, bool), "a", "b"),
+                          "blk": np.asarray(block).astype(str)})
+    counts = frame.groupby("grp").size()
+    fit = smf.ols("y ~ C(grp, Treatment('b')) + C(blk)", frame).fit(cov_type="HC3", use_t=True)
+    name = "C(grp, Treatment('b'))[T.a]"
+    lo, hi = fit.conf_int().loc[name]
+    return {"diff": float(fit.params[name]), "diff_ci_low": float(lo), "diff_ci_high": float(hi),
+            "statistic": float(fit.tvalues[name]), "df": float(fit.df_resid),
+            "p": float(fit.pvalues[name]), "base_mean": float(frame.loc[frame.grp == "b", "y"].mean()),
+            "n_a": int(counts.get("a", 0)), "n_b": int(counts.get("b", 0))}
+
+
+def interaction_test(frame: pd.DataFrame, y: str, first: str, second: str) -> dict:
+    """Two-way ANOVA ``y ~ first * second``; the interaction term's F test.
+
+    HC3-robust F when Brown–Forsythe rejects equal variances across cells
+    (``robust`` says which was used)."""
+    spread = levene(frame[y], frame[first].astype(str) + "|" + frame[second].astype(str))
+    robust = None if spread.passed else "hc3"
+    table = factorial_anova(frame, y, [first, second], robust=robust)
+    row = table[table["term"] == f"{first}:{second}"].iloc[0]
+    resid = table[table["term"] == "Residual"].iloc[0]
+    return {"statistic": float(row["F"]), "df_num": float(row["df"]), "df": float(resid["df"]),
+            "p": float(row["p"]), "partial_eta_sq": float(row["partial_eta_sq"]),
+            "robust": robust is not None}

@@ -1,0 +1,158 @@
+"""What a claim says, as data: the hypothesis schema, reading hypothesis
+files, and checking a claim against the columns and levels of a dataset."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Literal, Union
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from analysis.errors import HypothesisError
+from analysis.yamlfiles import problems, read_yaml
+
+Scalar = Union[int, float, str]
+Direction = Literal["greater", "less", "different", "equivalent"]
+
+
+def canon(value) -> str:
+    """Canonical text of a factor level: 4, 4.0 and '4' are the same level."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+class Compare(BaseModel):
+    """The factor compared, and either its levels or named groups of levels."""
+
+    model_config = ConfigDict(extra="forbid")
+    factor: str
+    levels: list[Scalar] | None = None
+    groups: dict[str, list[Scalar]] | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self):
+        if (self.levels is None) == (self.groups is None):
+            raise ValueError("give exactly one of 'levels' or 'groups'")
+        if len(self.labels()) < 2:
+            raise ValueError("compare needs at least two levels or groups")
+        return self
+
+    def labels(self) -> list[str]:
+        """Group labels in claim order (first is 'a', second 'b')."""
+        if self.groups is not None:
+            return list(self.groups)
+        return [canon(v) for v in self.levels or []]
+
+    def level_map(self) -> dict[str, str]:
+        """Canonical level -> group label."""
+        if self.groups is None:
+            return {canon(v): canon(v) for v in self.levels or []}
+        return {canon(v): name for name, vals in self.groups.items() for v in vals}
+
+    def all_levels(self) -> list[Scalar]:
+        """Every level named, flattened over groups."""
+        if self.levels is not None:
+            return list(self.levels)
+        return [v for vals in (self.groups or {}).values() for v in vals]
+
+
+class Hypothesis(BaseModel):
+    """One claim on a campaign.  ``direction`` reads: first level/group <direction> second."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    statement: str
+    source: str = "user"
+    metric: str
+    scope: dict[str, Scalar | list[Scalar]] = {}
+    compare: Compare
+    direction: Direction
+    margin: float | None = None
+    margin_pct: float | None = None
+    per: str | None = None
+    holds: Literal["all", "any", "pooled"] = "all"
+    interaction: str | None = None
+    test: Literal["auto", "welch", "mann-whitney"] = "auto"
+    alpha: float = 0.05
+    correction: Literal["holm", "bh", "bonferroni", "none"] = "holm"
+    min_effect_pct: float = 5.0
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        two = len(self.compare.labels()) == 2
+        if self.direction in ("greater", "less", "equivalent") and not two:
+            raise ValueError(f"direction '{self.direction}' needs exactly two levels or groups")
+        if self.direction == "equivalent" and (self.margin is None) == (self.margin_pct is None):
+            raise ValueError("direction 'equivalent' needs exactly one of 'margin' or 'margin_pct'")
+        if self.interaction and self.direction != "different":
+            raise ValueError("an interaction claim has direction 'different'")
+        if self.interaction and self.per:
+            raise ValueError("give 'per' or 'interaction', not both")
+        if not 0 < self.alpha < 1:
+            raise ValueError("alpha must be between 0 and 1")
+        return self
+
+
+def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None,
+                     origin: str = "<hypotheses>") -> list[Hypothesis]:
+    """Validate raw dicts (with file-level defaults) into Hypothesis objects."""
+    out, seen = [], set()
+    for i, raw in enumerate(specs):
+        if not isinstance(raw, Mapping):
+            raise HypothesisError(f"{origin}: hypothesis #{i + 1}: expected a mapping, got {type(raw).__name__}")
+        hid = str(raw.get("id", f"#{i + 1}"))
+        try:
+            hyp = Hypothesis(**{**(defaults or {}), **raw})
+        except ValidationError as err:
+            raise HypothesisError(f"{origin}: hypothesis {hid}: {problems(err)}") from None
+        if hyp.id in seen:
+            raise HypothesisError(f"{origin}: hypothesis {hyp.id}: duplicate id")
+        seen.add(hyp.id)
+        out.append(hyp)
+    return out
+
+
+def load_hypotheses(path: str | Path) -> list[Hypothesis]:
+    """Read a YAML file: ``hypotheses: [...]`` (+ optional ``defaults``) or a list."""
+    doc = read_yaml(path, HypothesisError)
+    if isinstance(doc, list):
+        return parse_hypotheses(doc, origin=str(path))
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("hypotheses"), list):
+        raise HypothesisError(f"{path}: expected a list or a mapping with a 'hypotheses' list")
+    return parse_hypotheses(doc["hypotheses"], doc.get("defaults"), origin=str(path))
+
+
+def as_hypotheses(path_or_specs) -> list[Hypothesis]:
+    """A path, Hypothesis objects or raw dicts -> validated Hypothesis objects."""
+    if isinstance(path_or_specs, (str, Path)):
+        return load_hypotheses(path_or_specs)
+    specs = list(path_or_specs)
+    if all(isinstance(s, Hypothesis) for s in specs):
+        return specs
+    return parse_hypotheses(specs)
+
+
+def check_against(hyp: Hypothesis, runs: pd.DataFrame) -> None:
+    """Raise HypothesisError when the claim names a column or level the data lacks."""
+    def fail(msg):
+        raise HypothesisError(f"hypothesis {hyp.id}: {msg}")
+
+    if hyp.metric not in runs.columns:
+        fail(f"key 'metric': unknown metric {hyp.metric!r}")
+    if not pd.api.types.is_numeric_dtype(runs[hyp.metric]):
+        fail(f"key 'metric': column {hyp.metric!r} is not numeric")
+    wanted = [("scope", f, v if isinstance(v, list) else [v]) for f, v in hyp.scope.items()]
+    wanted.append(("compare", hyp.compare.factor, hyp.compare.all_levels()))
+    for key, factor in (("per", hyp.per), ("interaction", hyp.interaction)):
+        if factor and factor not in runs.columns:
+            fail(f"key '{key}': unknown factor {factor!r}")
+    for key, factor, levels in wanted:
+        if factor not in runs.columns:
+            fail(f"key '{key}': unknown factor {factor!r}")
+        have = sorted({canon(v) for v in runs[factor].dropna()})
+        for level in levels:
+            if canon(level) not in have:
+                fail(f"key '{key}': level {level!r} of {factor!r} not in the data (have: {', '.join(have)})")
