@@ -34,7 +34,7 @@ def test_a_validation_error_names_the_line_of_the_key(tmp_path):
     from analysis.ingest.manifest import load_manifest
 
     (tmp_path / "manifest.yaml").write_text("campaign:\n  title: t\n  synthetic: false\nfiles: {}\nfactorz: {}\n")
-    with pytest.raises(ManifestError, match=r"manifest\.yaml:5: line 5: key 'factorz'"):
+    with pytest.raises(ManifestError, match=r"manifest\.yaml:5: key .factorz."):
         load_manifest(tmp_path)
 
 

@@ -111,5 +111,7 @@ def load_model(path: str | Path, model: type[M], error: type[Exception], expecte
         return model.model_validate(raw)
     except ValidationError as exc:
         first = line_of(node, tuple(exc.errors()[0]["loc"]))
-        where = f":{first}" if first else ""
-        raise error(f"{path}{where}: {problems(exc, node)}") from None
+        text = problems(exc, node)
+        if first:  # the first problem's line leads, as FILE:LINE
+            text = text.removeprefix(f"line {first}: ")
+        raise error(f"{path}{f':{first}' if first else ''}: {text}") from None

@@ -116,7 +116,7 @@ def test_load_plan_reports_file_and_key(tmp_path):
     bad["testbeds"]["p2p"]["mtu"] = 20000
     path = tmp_path / "p.yaml"
     path.write_text(yaml.safe_dump(bad))
-    with pytest.raises(PlanError, match=r"p\.yaml: key .testbeds\.p2p.*use 1280\.\.9000"):
+    with pytest.raises(PlanError, match=r"p\.yaml:\d+: key .testbeds\.p2p.*use 1280\.\.9000"):
         load_plan(path)
     path.write_text("- a list\n")
     with pytest.raises(PlanError, match="p.yaml: expected a mapping with keys name, title, testbeds"):

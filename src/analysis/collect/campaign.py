@@ -22,7 +22,7 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from analysis.ingest.manifest import MANIFEST_NAME
+from analysis.ingest.manifest import MANIFEST_NAME, Manifest
 from analysis.collect.hostfacts import cpu_percent, cpu_sample, host_facts
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, run_step
@@ -300,7 +300,9 @@ class Collector:
             "factors": factors,
             "files": {"table": table, "constants": constants, "ignore": [f"{COLLECT_DIR}/*"]},
         }
-        _dump(manifest, self.out / MANIFEST_NAME)
+        # Through the ingest model: a key ingest would refuse fails here, at collection time.
+        validated = Manifest.model_validate(manifest)
+        _dump(validated.model_dump(mode="json", exclude_unset=True), self.out / MANIFEST_NAME)
 
     def _block_overrides(self) -> str:
         said = [f"{b.name}: " + ", ".join(x for x in (f"{b.duration_s:g} s" if b.duration_s else "",

@@ -128,3 +128,17 @@ def operand_value(rows: pd.DataFrame, where: dict) -> float:
     if len(values) != 1:
         raise LookupError(f"operand {where} selects values {sorted(values)}, expected one value")
     return float(values.pop())
+
+
+LOW_STATS, HIGH_STATS = ("range_min", "min"), ("range_max", "max")
+
+
+def extremes(rows: pd.DataFrame, metric: str, key: dict) -> tuple[float | None, float | None, list[str]]:
+    """Lowest and highest value printed for a cell over all sizes (a range,
+    or a minimum / maximum printed without its size), and their snippets."""
+    found = rows[match(rows, {"size_bytes": None, **key}) & (rows["metric"] == metric)]
+    low = found[found["statistic"].isin(LOW_STATS)]
+    high = found[found["statistic"].isin(HIGH_STATS)]
+    lo = float(low["value"].min()) if not low.empty else None
+    hi = float(high["value"].max()) if not high.empty else None
+    return lo, hi, list(low["snippet"]) + list(high["snippet"])

@@ -27,13 +27,13 @@ from analysis.stats import adjust, hedges_g_from_stats, tost_from_stats, welch_f
 from analysis.verdicts.rules import aggregate, sign_aggregate, sign_verdict, tested_verdict
 from analysis.verdicts.text import claim_text
 from analysis.reproduce.lookup import (DIFF_STATS, MEAN_STATS, PCT_STATS, Record, cell_rows, evidence_row,
-                     level_label, printed_difference, single_value)
+                                       extremes, level_label, printed_difference, single_value)
 
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
 CLAIM_COLUMNS = [
     "id", "quote", "source", "study_verdict", "metric", "claim", "over", "class", "verdict",
-    "judged", "judged_at", "p_adj", "diff", "hedges_g", "missing", "note",
+    "judged", "holds_at", "judged_at", "p_adj", "diff", "hedges_g", "missing", "note",
 ]
 CELL_COLUMNS = [
     "id", "cell", "a", "b", "mean_a", "sd_a", "mean_b", "sd_b", "n", "diff", "diff_source",
@@ -84,30 +84,49 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     rows, factor = record.rows, claim.compare.factor
     level_a, level_b = claim.compare.levels[0], claim.compare.levels[-1]
     key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
-    mean_a, note_a = single_value(cell_rows(rows, claim.metric, key_a, MEAN_STATS))
-    mean_b, note_b = single_value(cell_rows(rows, claim.metric, key_b, MEAN_STATS))
+    found_a = cell_rows(rows, claim.metric, key_a, MEAN_STATS)
+    found_b = cell_rows(rows, claim.metric, key_b, MEAN_STATS)
+    mean_a, note_a = single_value(found_a)
+    mean_b, note_b = single_value(found_b)
     sd_a, _ = single_value(cell_rows(rows, claim.metric, key_a, ("sd",)))
     sd_b, _ = single_value(cell_rows(rows, claim.metric, key_b, ("sd",)))
     out = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
            "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
            "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
-           "note": "; ".join(n for n in (note_a, note_b) if n)}
+           "note": "; ".join(n for n in (note_a, note_b) if n), "snippets": []}
     for ev in _evidence_for(claim, cell):
         row = evidence_row(rows, ev)
         key = "pct" if row["statistic"] in PCT_STATS else "diff"
         out[key] = ev.sign * float(row["value"])
         out["diff_source"] = f"printed ({row['locator']}: {row['value_as_printed']} {row['unit']})"
+        out["snippets"] = [row["snippet"]]
     if out["diff"] is None and mean_a is not None and mean_b is not None:
         out["diff"], out["diff_source"] = mean_a - mean_b, "printed means"
+        out["snippets"] = [found_a["snippet"].iloc[0], found_b["snippet"].iloc[0]]
     if out["diff"] is None:
         out["diff"], row = printed_difference(rows, claim.metric, factor, key_a, key_b, DIFF_STATS)
         if row is not None:
             out["diff_source"] = f"printed difference ({row['locator']}: {row['value_as_printed']} {row['unit']})"
+            out["snippets"] = [row["snippet"]]
     if out["pct"] is None and out["diff"] is None:
         out["pct"], row = printed_difference(rows, claim.metric, factor, key_a, key_b, PCT_STATS)
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
+            out["snippets"] = [row["snippet"]]
+    out["restated"] = bool(out["snippets"]) and all(_same_sentence(claim.quote, t) for t in out["snippets"])
+    if out["restated"]:
+        out["diff_source"] += " — the claim's own sentence"
     return out
+
+
+def _words(text: str) -> str:
+    return " ".join(str(text).split()).lower()
+
+
+def _same_sentence(quote: str, snippet: str) -> bool:
+    """The evidence is the claim's own sentence (one contains the other)."""
+    q, t = _words(quote), _words(snippet)
+    return bool(q and t) and (q in t or t in q)
 
 
 def _missing(claim: Claim, c: dict) -> str:
@@ -180,34 +199,120 @@ def _judge_cells(claim: Claim, cells: list[dict]) -> None:
             c["verdict"] = "unjudged"
 
 
+# ---------------------------------------------------------------- ranges
+
+def _range_verdict(holds: str, a: tuple, b: tuple) -> tuple[str, str] | None:
+    """What the printed extremes over sizes say of 'a > b' (a, b = (low, high)).
+
+    all: every point of a above every point of b proves it at every size; b's
+    highest above a's highest (or a's lowest below b's lowest) disproves it at
+    the size where that extreme occurs.  any: the mirror image."""
+    (lo_a, hi_a), (lo_b, hi_b) = a, b
+    if holds == "any":
+        if hi_a is not None and hi_b is not None and hi_a > hi_b:
+            return "agrees", f"a's highest {hi_a:g} > b's highest {hi_b:g}: a > b at that size"
+        if hi_a is not None and lo_b is not None and hi_a < lo_b:
+            return "disagrees", f"a's highest {hi_a:g} < b's lowest {lo_b:g}: a < b at every size"
+        return None
+    if lo_a is not None and hi_b is not None and lo_a > hi_b:
+        return "agrees", f"a's lowest {lo_a:g} > b's highest {hi_b:g}: a > b at every size"
+    if hi_a is not None and hi_b is not None and hi_b > hi_a:
+        return "disagrees", f"b's highest {hi_b:g} > a's highest {hi_a:g}: a < b where b peaks"
+    if lo_a is not None and lo_b is not None and lo_a < lo_b:
+        return "disagrees", f"a's lowest {lo_a:g} < b's lowest {lo_b:g}: a < b where a is lowest"
+    if None not in (lo_a, hi_a, lo_b, hi_b):
+        return "undecided", f"ranges overlap (a {lo_a:g}–{hi_a:g}, b {lo_b:g}–{hi_b:g}): not decided by them"
+    return None
+
+
+def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
+    """One cell per group of the claim's non-size cells, judged on the printed
+    ranges / extremes over sizes (claims over sizes, ordering directions)."""
+    if "size_bytes" not in claim.per or claim.direction not in ("greater", "less"):
+        return []
+    factor = claim.compare.factor
+    level_a, level_b = claim.compare.levels[0], claim.compare.levels[-1]
+    if claim.direction == "less":
+        level_a, level_b = level_b, level_a
+    out, seen = [], []
+    for cell in cells:
+        group = {k: v for k, v in cell.items() if k != "size_bytes"}
+        if group in seen:
+            continue
+        seen.append(group)
+        lo_a, hi_a, snip_a = extremes(record.rows, claim.metric, {**group, factor: level_a})
+        lo_b, hi_b, snip_b = extremes(record.rows, claim.metric, {**group, factor: level_b})
+        found = _range_verdict(claim.holds, (lo_a, hi_a), (lo_b, hi_b))
+        if found is None:
+            continue
+        verdict, why = found
+        snippets = snip_a + snip_b
+        restated = all(_same_sentence(claim.quote, t) for t in snippets)
+        label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
+                          for f in claim.per if f != "size_bytes")
+        out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed ranges)",
+                    "a": level_label(factor, level_a), "b": level_label(factor, level_b),
+                    "class": "range", "verdict": "restated" if restated else verdict,
+                    "diff_source": "printed ranges" + (" — the claim's own sentence" if restated else ""),
+                    "note": why, "missing": ""})
+    return out
+
+
 # ---------------------------------------------------------------- claims
 
+def _combined(holds: str, tested: list[dict], signs: list[str]) -> str:
+    """The claim's verdict from tested cells and sign-only evidence (descriptive
+    cells, printed ranges).  all: a significant contradiction decides; then a
+    printed value the wrong way (untested: 'disagrees'); then a non-significant
+    cell; any: one supporting cell suffices."""
+    tested_verdicts = [c["verdict"] for c in tested]
+    evidence = [v for v in signs if v != "restated"]
+    if holds == "any":
+        if "supported" in tested_verdicts:
+            return "supported"
+        if "agrees" in evidence and not tested_verdicts:
+            return "agrees"
+    elif holds == "all":
+        if "contradicted" in tested_verdicts:
+            return "contradicted"
+        if "disagrees" in evidence:
+            return "disagrees"
+    if tested_verdicts:
+        return aggregate(holds, tested_verdicts, "supported", "contradicted", ("inconclusive",))
+    return sign_aggregate(holds, signs)
+
+
 def _claim_row(claim: Claim, cells: list[dict]) -> dict:
-    tested = [c for c in cells if c["class"] == "tested"]
-    descriptive = [c for c in cells if c["class"] == "descriptive"]
-    judged = tested or descriptive
+    sized = [c for c in cells if c["class"] != "range"]
+    ranges = [c for c in cells if c["class"] == "range"]
+    tested = [c for c in sized if c["class"] == "tested"]
+    descriptive = [c for c in sized if c["class"] == "descriptive"]
     row = {"id": claim.id, "quote": claim.quote, "source": claim.source,
            "study_verdict": claim.study_verdict, "metric": claim.metric, "claim": _claim_text(claim),
            "over": claim.over, "note": claim.note, "p_adj": np.nan, "diff": np.nan, "hedges_g": np.nan}
-    if not judged:
+    if not (tested or descriptive or [c for c in ranges if c["verdict"] != "undecided"]):
         missing = sorted({c["missing"] for c in cells if c["missing"]})
-        return row | {"class": "untestable", "verdict": "untestable", "judged": f"0 of {len(cells)}",
-                      "judged_at": "", "missing": "; ".join(missing)}
+        return row | {"class": "untestable", "verdict": "untestable", "judged": f"0 of {len(sized)}",
+                      "holds_at": "", "judged_at": "", "missing": "; ".join(missing)}
+    signs = [c["verdict"] for c in descriptive + ranges if c["verdict"] != "undecided"]
+    verdict = _combined(claim.holds, tested, signs)
     if tested:
-        verdict = aggregate(claim.holds, [c["verdict"] for c in tested], "supported",
-                            "contradicted", ("inconclusive",))
-        deciding = max(tested, key=lambda c: c["p_adj"]) if verdict != "contradicted" else \
-            next(c for c in tested if c["verdict"] == "contradicted")
+        against = [c for c in tested if c["verdict"] == "contradicted"]
+        deciding = against[0] if against else max(tested, key=lambda c: c["p_adj"])
         row |= {"p_adj": deciding["p_adj"], "diff": deciding["diff"], "hedges_g": deciding["hedges_g"]}
-        disagree = [c["cell"] for c in descriptive if c["verdict"] == "disagrees"]
-        if disagree:
-            row["note"] = "; ".join(filter(None, [row["note"], f"printed numbers disagree at {', '.join(disagree)}"]))
-    else:
-        verdict = sign_aggregate(claim.holds, [c["verdict"] for c in descriptive])
-    unjudged = [c for c in cells if c["class"] == "unjudged"]
-    return row | {"class": "tested" if tested else "descriptive", "verdict": verdict,
-                  "judged": f"{len(judged)} of {len(cells)}",
-                  "judged_at": " | ".join(c["cell"] for c in judged),
+    disagree = [c["cell"] for c in descriptive + ranges if c["verdict"] == "disagrees"]
+    if disagree:
+        row["note"] = "; ".join(filter(None, [row["note"], "printed values disagree at " + ", ".join(disagree)]))
+    for c in ranges:
+        row["note"] = "; ".join(filter(None, [row["note"], f"{c['cell']}: {c['note']}"]))
+    judged = tested + [c for c in descriptive if c["verdict"] != "restated"]
+    holding = [c for c in sized if c.get("verdict") in ("supported", "agrees")]
+    unjudged = [c for c in sized if c["class"] == "unjudged"]
+    kind = "tested" if tested else "descriptive"
+    return row | {"class": kind, "verdict": verdict,
+                  "judged": f"{len(judged)} of {len(sized)}",
+                  "holds_at": f"{len(holding)} of {len(sized)}",
+                  "judged_at": " | ".join(c["cell"] for c in judged + ranges),
                   "missing": f"not judged at {len(unjudged)} cell(s): no mean or difference printed"
                   if unjudged else ""}
 
@@ -219,13 +324,14 @@ def _claim_text(claim: Claim) -> str:
 
 def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:
     """One claim: its verdict row and the evidence of each of its cells."""
-    cells = []
-    for cell in _expand(claim, record):
+    cells, keys = [], _expand(claim, record)
+    for cell in keys:
         c = {"id": claim.id, "cell": _cell_label(claim, cell), **_collect(claim, record, cell)}
         c["class"] = _classify(claim, c)
         c["missing"] = _missing(claim, c) if c["class"] != "tested" else ""
         cells.append(c)
     _judge_cells(claim, cells)
+    cells += _range_cells(claim, record, keys)
     return _claim_row(claim, cells), cells
 
 
