@@ -72,6 +72,5 @@ def notebooks_dir() -> Path:
 
 
 def papers_dir() -> Path:
-    """The study texts (``../shared/papers`` beside the project): ``NETREPRO_PAPERS``."""
-    value = os.environ.get("NETREPRO_PAPERS")
-    return Path(value).resolve() if value else project_root().parent / "shared" / "papers"
+    """The five study texts the reproductions cite (a copy of ``shared/papers``): ``NETREPRO_PAPERS``."""
+    return _path("NETREPRO_PAPERS", "data", "papers")

@@ -1,29 +1,35 @@
 """The consistency audit: where a study's numbers or statements disagree.
 
-Three sources, one table: the items found by reading (the claims file's
-``audit``), derived numbers that no formula reproduces, and claims that the
-study's own printed numbers contradict (a tested cell significant the other
-way, or a printed difference with the wrong sign).
+One table, five sources: the automatic cross-checks of the whole record
+(``crosscheck``), duplicated table columns, derived numbers that no formula
+reproduces, claims that the study's own printed numbers contradict, designs
+too small for the difference claimed (``mdd``), and the items found by
+reading (the claims file's ``audit``).  Every finding names its rule and a
+severity: major (changes a conclusion), minor, or plausibility.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from analysis.reproduce.crosscheck import FINDING_COLUMNS, cross_check
 from analysis.reproduce.lookup import Record
 from analysis.reproduce.tables import rebuild_tables
 
-AUDIT_COLUMNS = ["id", "kind", "source", "quote", "recomputation", "found_by"]
+AUDIT_COLUMNS = FINDING_COLUMNS
+SEVERITIES = ("major", "minor", "plausibility")
 
 
 def _hand(record: Record) -> list[dict]:
-    return [{"id": a.id, "kind": a.kind, "source": a.source, "quote": " … ".join(a.quotes),
-             "recomputation": a.recomputation, "found_by": "reading"} for a in record.claims.audit]
+    return [{"id": a.id, "rule": a.kind, "severity": a.severity, "source": a.source,
+             "quote": " … ".join(a.quotes), "recomputation": a.recomputation, "found_by": "reading"}
+            for a in record.claims.audit]
 
 
 def _derived(derived: pd.DataFrame) -> list[dict]:
-    return [{"id": f"derived:{r.id}", "kind": "percentage does not follow", "source": r.source,
-             "quote": r.quote,
+    return [{"id": f"derived:{r.id}", "rule": "percentage does not follow",
+             "severity": "major" if abs(r.recomputed - float(r.printed)) > 1 else "minor",
+             "source": r.source, "quote": r.quote,
              "recomputation": f"printed {r.printed}; nearest {r.formula} = {r.recomputed:.4g} "
                               f"(a={r.a:g}, b={r.b:g}); {r.alternatives}",
              "found_by": "recomputation"}
@@ -43,8 +49,8 @@ def _claims(record: Record, verdicts: pd.DataFrame, cells: pd.DataFrame) -> list
     bad = cells[cells["verdict"].isin(["contradicted", "disagrees"])]
     for claim_id, part in bad.groupby("id", sort=False):
         claim = verdicts.set_index("id").loc[claim_id]
-        rows.append({"id": f"claim:{claim_id}", "kind": "claim contradicted by the study's own numbers",
-                     "source": claim["source"], "quote": claim["quote"],
+        rows.append({"id": f"claim:{claim_id}", "rule": "claim contradicted by the study's own numbers",
+                     "severity": "major", "source": claim["source"], "quote": claim["quote"],
                      "recomputation": f"claimed {claim['claim']}; " + "; ".join(_cell_text(c) for c in part.itertuples()),
                      "found_by": "evaluation"})
     return rows
@@ -59,7 +65,8 @@ def _duplicated_columns(record: Record) -> list[dict]:
         for loc_b, col_b, vals_b in columns[i + 1:]:
             if vals_a == vals_b and loc_a != loc_b:
                 name_a, name_b = " ".join(map(str, col_a)), " ".join(map(str, col_b))
-                rows.append({"id": f"dup:{loc_a} {name_a}={loc_b} {name_b}", "kind": "duplicated table",
+                rows.append({"id": f"dup:{loc_a} {name_a}={loc_b} {name_b}", "rule": "duplicated table",
+                             "severity": "major",
                              "source": f"{record.study}.txt, {loc_a} and {loc_b}",
                              "quote": f"{loc_a} column {name_a} = {loc_b} column {name_b}",
                              "recomputation": f"all {len(vals_a)} values identical: {' '.join(vals_a)}",
@@ -67,9 +74,30 @@ def _duplicated_columns(record: Record) -> list[dict]:
     return rows
 
 
+def _too_small(mdd: pd.DataFrame, verdicts: pd.DataFrame) -> list[dict]:
+    """Claimed differences smaller than what the design could detect (80 % power)."""
+    rows = []
+    small = mdd[mdd["detectable"] == "no"]
+    for claim_id, part in small.groupby("id", sort=False):
+        claim = verdicts.set_index("id").loc[claim_id]
+        cells = "; ".join(f"{c.cell}: claimed {c.claimed:.3g} < δ {c.mdd:.3g}" for c in part.itertuples())
+        rows.append({"id": f"mdd:{claim_id}", "rule": "design too small for the claimed effect",
+                     "severity": "plausibility", "source": claim["source"], "quote": claim["quote"],
+                     "recomputation": f"{len(part)} cell(s) below the minimum detectable difference: {cells}",
+                     "found_by": "recomputation"})
+    return rows
+
+
 def audit_table(record: Record, verdicts: pd.DataFrame, cells: pd.DataFrame,
-                derived: pd.DataFrame) -> pd.DataFrame:
-    """Every inconsistency found, by reading, recomputation or evaluation."""
-    rows = (_hand(record) + _duplicated_columns(record) + _derived(derived)
-            + _claims(record, verdicts, cells))
+                derived: pd.DataFrame, mdd: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every inconsistency found, by cross-check, recomputation, evaluation or reading."""
+    rows = (cross_check(record) + _duplicated_columns(record) + _derived(derived)
+            + _claims(record, verdicts, cells)
+            + (_too_small(mdd, verdicts) if mdd is not None else []) + _hand(record))
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+
+
+def severity_counts(audit: pd.DataFrame) -> pd.DataFrame:
+    """Findings per rule and severity (the overview's audit table)."""
+    return (audit.groupby(["rule", "severity"]).size().unstack("severity", fill_value=0)
+            .reindex(columns=list(SEVERITIES), fill_value=0).reset_index())

@@ -115,13 +115,15 @@ class Derived(_Strict):
 
 
 class AuditItem(_Strict):
-    """A place where the study's numbers or statements contradict each other or themselves."""
+    """A place where the study's numbers or statements contradict each other or themselves,
+    found by reading (what no automatic cross-check can see: prose against prose)."""
 
     id: str
     kind: str
     quotes: list[str]
     source: str
     recomputation: str
+    severity: Literal["major", "minor", "plausibility"] = "major"
 
     @model_validator(mode="after")
     def _known_kind(self):

@@ -66,8 +66,9 @@ def reproduce_study(study: str) -> Reproduction:
     record = load_record(study)
     verdicts, cells = evaluate_claims(record)
     derived = recompute_derived(record)
-    return Reproduction(record, verdicts, cells, derived, mdd_table(record, cells),
-                        audit_table(record, verdicts, cells, derived), rebuild_tables(record))
+    mdd = mdd_table(record, cells)
+    return Reproduction(record, verdicts, cells, derived, mdd,
+                        audit_table(record, verdicts, cells, derived, mdd), rebuild_tables(record))
 
 
 def overview_table(study_stems: list[str]) -> pd.DataFrame:

@@ -1,0 +1,58 @@
+"""Shared fixtures: every test session (and every pytest-xdist worker) writes
+only into its own temporary folders, and property tests are deterministic
+unless asked otherwise."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from analysis import config
+
+REPO = Path(__file__).resolve().parents[1]
+
+# `make test` (and so CI): derandomised, no deadline, no example database -> the same
+# inputs on every run and every machine.  `make fuzz` loads "dev": random and long.
+settings.register_profile("ci", derandomize=True, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", deadline=None, max_examples=5000,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config):  # noqa: D103 - pytest hook
+    config.addinivalue_line("markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_output_folders(tmp_path_factory):
+    """Ingest and reports go to this session's folders, never data/processed or reports/."""
+    base = tmp_path_factory.getbasetemp()
+    os.environ["NETREPRO_PROCESSED"] = str(base / "processed")
+    os.environ["NETREPRO_REPORTS"] = str(base / "reports")
+    yield
+
+
+def normalise(text: str) -> str:
+    """Whitespace-insensitive text, as docs/reproductions.md promises for quotes."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.fixture(scope="session")
+def normalised():
+    return normalise
+
+
+@pytest.fixture(scope="session")
+def paper_text():
+    """study stem -> whitespace-normalised text of the study."""
+    from analysis.reproduce.claims import studies
+
+    folder = config.papers_dir()
+    if not folder.is_dir():
+        pytest.skip(f"study texts not found at {folder} (set NETREPRO_PAPERS)")
+    return {s: normalise((folder / f"{s}.txt").read_text(encoding="utf-8")) for s in studies()}
