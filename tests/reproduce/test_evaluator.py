@@ -103,5 +103,5 @@ def test_mdd_flags_a_claimed_difference_below_detection(r000):
 
 def test_audit_finds_the_duplicated_sd_columns_of_000():
     audit = reproduce_study("000_4e5320b6fe1e825c").audit
-    dups = audit[audit["kind"] == "duplicated table"]
+    dups = audit[audit["rule"] == "duplicated table"]
     assert any("Table 2 column Windows 7 IPv4 = Table 3 column Windows 7 IPv4" in q for q in dups["quote"])

@@ -69,6 +69,10 @@ class Claim(_Strict):
     exclude: list[dict[str, Level]] = []
     evidence: list[Evidence] = []
     note: str = ""
+    kind: Literal["comparison", "trend", "exception", "equivalence", "cause"] = "comparison"
+    rows: list[str] = []  # ids of every published number that bears on the claim (for or against)
+    testable: bool = True
+    reason: str = ""      # why it is not testable, or what a reader must know
 
     @model_validator(mode="after")
     def _two_levels(self):

@@ -10,28 +10,17 @@ stated acceptance rule ("SD below 10 %") or a multiple of the unknown SD.
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
 
-from analysis.stats import power_t
+from analysis.stats import minimum_detectable_difference
 from analysis.reproduce.lookup import Record
 
 POWER, ALPHA = 0.8, 0.05
 MDD_COLUMNS = ["id", "cell", "a", "b", "sd_a", "sd_b", "n", "mdd", "claimed", "claimed_unit",
                "detectable"]
-
-
-def minimum_detectable_difference(sd_a: float, sd_b: float, n: int, alpha: float = ALPHA,
-                                  power: float = POWER) -> float:
-    """δ with power ``power`` for n runs per group, SDs pooled (equal n)."""
-    sd = math.sqrt((sd_a ** 2 + sd_b ** 2) / 2)
-    if not (sd > 0 and n and n >= 2):
-        return np.nan
-    return float(optimize.brentq(lambda d: power_t(n, d, sd, alpha) - power, 1e-12, 100 * sd + 1))
 
 
 def acceptance_cv(record: Record) -> float | None:
@@ -53,16 +42,21 @@ def mdd_table(record: Record, cells: pd.DataFrame) -> pd.DataFrame:
     for c in cells.itertuples():
         claimed, unit = (abs(c.diff), "metric unit") if pd.notna(c.diff) else \
             ((abs(c.pct), "%") if pd.notna(c.pct) else (np.nan, ""))
+        bound = False  # δ from a stated acceptance rule is only an upper bound on the true δ
         if pd.notna(c.sd_a) and pd.notna(c.sd_b) and n:
             mdd = minimum_detectable_difference(c.sd_a, c.sd_b, n)
         elif unit == "%" and cv and n:
-            mdd = 100 * minimum_detectable_difference(cv, cv, n)
+            mdd, bound = 100 * minimum_detectable_difference(cv, cv, n), True
         else:
             mdd = np.nan
         if np.isnan(claimed):
             continue
-        detectable = "unknown" if np.isnan(mdd) or np.isnan(claimed) else (
-            "yes" if claimed >= mdd else "no")
+        if np.isnan(mdd):
+            detectable = "unknown"
+        elif claimed >= mdd:
+            detectable = "yes"
+        else:
+            detectable = f"not shown (δ ≤ {mdd:.3g} is an upper bound)" if bound else "no"
         rows.append({"id": c.id, "cell": c.cell, "a": c.a, "b": c.b, "sd_a": c.sd_a, "sd_b": c.sd_b,
                      "n": n, "mdd": mdd, "claimed": claimed, "claimed_unit": unit,
                      "detectable": detectable})

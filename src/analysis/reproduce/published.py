@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pandera.pandas as pa
-import yaml
-
 from analysis.config import published_dir
+from analysis.errors import ClaimsError
+from analysis.yamlfiles import read_yaml
 
 
 METRICS = (
@@ -19,8 +19,8 @@ METRICS = (
     "packets_dropped", "packets_received", "packet_rate_pps", "unspecified",
 )
 STATISTICS = (
-    "mean", "sd", "diff", "max_diff", "pct_diff", "max_pct_diff", "range_min",
-    "range_max", "max", "min", "bound", "count",
+    "mean", "sd", "level", "diff", "max_diff", "pct_diff", "max_pct_diff", "upper_bound",
+    "lower_bound", "range_min", "range_max", "max", "min", "bound", "count",
 )
 TEXT_COLUMNS = (
     "study", "locator", "testbed", "os", "security", "transport", "size_kind",
@@ -39,9 +39,10 @@ SCHEMA = pa.DataFrameSchema(
         "security": pa.Column(str, pa.Check.isin(["", "open", "WPA2"])),
         "metric": pa.Column(str, pa.Check.isin(METRICS)),
         "statistic": pa.Column(str, pa.Check.isin(STATISTICS)),
-        "value": pa.Column(float, pa.Check.ge(0)),
+        "id": pa.Column(str, pa.Check.str_matches(r"^\d{3}-\d{4}$"), unique=True),
+        "value": pa.Column(float),
         "value_as_printed": pa.Column(str, pa.Check.str_length(min_value=1)),
-        "unit": pa.Column(str, pa.Check.isin(["Mbps", "ms", "%", "packets", "packets/s"])),
+        "unit": pa.Column(str, pa.Check.isin(["Mbps", "ms", "%", "packets", "packets/s", "Bytes"])),
         "snippet": pa.Column(str, pa.Check.str_length(min_value=1)),
     },
     checks=[
@@ -55,6 +56,8 @@ SCHEMA = pa.DataFrameSchema(
 def _read(path: Path) -> pd.DataFrame:
     """Read one study CSV keeping printed text exactly (no NA guessing)."""
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if "id" not in frame:  # records written before ids: number the rows in file order
+        frame.insert(0, "id", [f"{path.stem[:3]}-{i:04d}" for i in range(1, len(frame) + 1)])
     for col in TEXT_COLUMNS:
         frame[col] = frame[col].astype(str)
     frame["value"] = frame["value"].astype(float)
@@ -76,4 +79,4 @@ def load_published(study: str | None = None) -> pd.DataFrame:
 
 def load_designs() -> dict:
     """Per study: {'design': [{'field', 'value', 'snippet'}, ...], 'note'?}."""
-    return yaml.safe_load((published_dir() / "designs.yaml").read_text(encoding="utf-8"))
+    return read_yaml(published_dir() / "designs.yaml", ClaimsError)

@@ -61,10 +61,19 @@ def _expand(claim: Claim, record: Record) -> list[dict]:
         elif factor == "size_bytes":
             levels.append(list(record.design_value("sizes_bytes")))
         else:
-            raise ClaimsError(f"claim {claim.id}: give the levels of per-factor {factor!r} in scope")
+            levels.append(_record_levels(record, claim.metric, factor, claim.id))
     cells = [{**fixed, **dict(zip(claim.per, combo))} for combo in product(*levels)]
     return [c for c in cells  # the exceptions the study itself states
             if not any(all(c.get(k) == v for k, v in ex.items()) for ex in claim.exclude)]
+
+
+def _record_levels(record: Record, metric: str, factor: str, claim_id: str) -> list:
+    """A per-factor the claim gives no levels for: every level the record prints for the metric."""
+    column = record.rows.loc[record.rows["metric"] == metric, factor].dropna()
+    levels = sorted({v for v in column if str(v) != ""}, key=str)
+    if not levels:
+        raise ClaimsError(f"claim {claim_id}: per-factor {factor!r} has no levels in scope or in the record")
+    return [int(v) if factor == "ip_version" else v for v in levels]
 
 
 def _cell_label(claim: Claim, cell: dict) -> str:
@@ -312,7 +321,7 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
     return row | {"class": kind, "verdict": verdict,
                   "judged": f"{len(judged)} of {len(sized)}",
                   "holds_at": f"{len(holding)} of {len(sized)}",
-                  "judged_at": " | ".join(c["cell"] for c in judged + ranges),
+                  "judged_at": " | ".join(c["cell"] for c in judged + ranges if c["verdict"] != "undecided"),
                   "missing": f"not judged at {len(unjudged)} cell(s): no mean or difference printed"
                   if unjudged else ""}
 

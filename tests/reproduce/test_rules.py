@@ -1,0 +1,159 @@
+"""The verdict and audit rules on small hand-made records (the text of each row
+is made up for the test; the rules, not the studies, are under test)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis.reproduce.claims import parse_claims
+from analysis.reproduce.crosscheck import cross_check
+from analysis.reproduce.lookup import Record
+from analysis.reproduce.verdicts import evaluate_claims
+from analysis.verdicts import rules
+from analysis.verdicts.rules import aggregate, sign_aggregate, sign_verdict
+
+COLUMNS = ["id", "study", "locator", "testbed", "os", "security", "ip_version", "transport", "size_bytes",
+           "size_kind", "application", "host", "metric", "statistic", "value", "value_as_printed", "unit",
+           "compared_to", "snippet", "note"]
+CLAIM = "IPv4 has higher throughput than IPv6 for all packet sizes"
+
+
+def row(n, **kw):
+    base = {c: "" for c in COLUMNS} | {"id": f"999-{n:04d}", "study": "999_0000000000000000", "locator": "V",
+                                      "metric": "throughput_mbps", "unit": "Mbps", "os": "A"}
+    base |= {k: v for k, v in kw.items()}
+    base["value_as_printed"] = base["value_as_printed"] or f"{base['value']:g}"
+    base["snippet"] = base["snippet"] or f"printed {base['value_as_printed']} somewhere"
+    return base
+
+
+def record(rows, claims, sizes=(128, 1408), runs=None):
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame["value"] = frame["value"].astype(float)
+    for col in ("ip_version", "size_bytes"):
+        frame[col] = pd.to_numeric(frame[col].replace("", None)).astype("Int64")
+    design = {"design": [{"field": "sizes_bytes", "value": list(sizes)}]
+              + ([{"field": "runs_per_point", "value": runs}] if runs else [])}
+    doc = {"study": "999_0000000000000000", "claims": claims}
+    return Record("999_0000000000000000", frame, design, parse_claims(doc))
+
+
+def claim(**kw):
+    return {"id": "X", "quote": CLAIM, "source": "999.txt, V", "metric": "throughput_mbps",
+            "scope": {"os": "A"}, "compare": {"factor": "ip_version", "levels": [4, 6]},
+            "direction": "greater", "per": ["size_bytes"]} | kw
+
+
+def verdict(rec):
+    return evaluate_claims(rec)[0].set_index("id").loc["X"]
+
+
+def test_a_number_from_the_claims_own_sentence_is_restated_not_agreement():
+    rows = [row(1, ip_version=4, size_bytes=1408, size_kind="packet", statistic="pct_diff", value=5.0,
+                unit="%", compared_to="IPv6", snippet=f"{CLAIM}, by 5% at 1408 bytes")]
+    v = verdict(record(rows, [claim()]))
+    assert v["verdict"] == "restated" and v["class"] == "descriptive"
+    assert v["judged"] == "0 of 2"
+
+
+def test_an_independent_number_agrees():
+    rows = [row(1, ip_version=4, size_bytes=1408, size_kind="packet", statistic="pct_diff", value=5.0,
+                unit="%", compared_to="IPv6", snippet="At 1408 bytes IPv4 was 5% above IPv6")]
+    v = verdict(record(rows, [claim()]))
+    assert v["verdict"] == "agrees" and v["holds_at"] == "1 of 2"
+
+
+def test_equal_printed_values_are_a_tie_not_a_contradiction():
+    rows = [row(1, ip_version=4, size_bytes=128, size_kind="packet", statistic="mean", value=40.0),
+            row(2, ip_version=6, size_bytes=128, size_kind="packet", statistic="mean", value=40.0)]
+    v = verdict(record(rows, [claim()]))
+    assert v["verdict"] == "tie"
+    assert sign_verdict("greater", 0.0) == "tie" and sign_verdict("less", 0.0) == "tie"
+
+
+def test_printed_ranges_disprove_an_all_sizes_claim():
+    """b's highest above a's highest: at the size where b peaks, a < b."""
+    rows = [row(1, ip_version=4, statistic="range_min", value=39.0), row(2, ip_version=4, statistic="range_max", value=44.0),
+            row(3, ip_version=6, statistic="range_min", value=37.0), row(4, ip_version=6, statistic="range_max", value=45.0)]
+    v = verdict(record(rows, [claim()]))
+    assert v["verdict"] == "disagrees" and "b's highest 45 > a's highest 44" in v["note"]
+
+
+def test_ranges_that_do_not_overlap_prove_it_at_every_size_and_overlap_decides_nothing():
+    apart = [row(1, ip_version=4, statistic="range_min", value=46.0), row(2, ip_version=4, statistic="range_max", value=50.0),
+             row(3, ip_version=6, statistic="range_min", value=37.0), row(4, ip_version=6, statistic="range_max", value=45.0)]
+    assert verdict(record(apart, [claim()]))["verdict"] == "agrees"
+    overlap = [row(1, ip_version=4, statistic="range_min", value=38.0), row(2, ip_version=4, statistic="range_max", value=46.0),
+               row(3, ip_version=6, statistic="range_min", value=37.0), row(4, ip_version=6, statistic="range_max", value=45.0)]
+    assert verdict(record(overlap, [claim()]))["verdict"] == "untestable"
+
+
+def test_a_tested_claim_is_not_supported_when_printed_ranges_disagree():
+    rows = [row(1, ip_version=4, size_bytes=128, size_kind="packet", statistic="mean", value=44.0),
+            row(2, ip_version=6, size_bytes=128, size_kind="packet", statistic="mean", value=40.0),
+            row(3, ip_version=4, size_bytes=128, size_kind="packet", statistic="sd", value=0.5),
+            row(4, ip_version=6, size_bytes=128, size_kind="packet", statistic="sd", value=0.5),
+            row(5, ip_version=4, statistic="range_max", value=44.0), row(6, ip_version=6, statistic="range_max", value=47.0)]
+    v = verdict(record(rows, [claim()], runs=10))
+    assert v["class"] == "tested" and v["verdict"] == "disagrees"
+
+
+def test_an_untestable_claim_says_what_is_missing():
+    v = verdict(record([row(1, ip_version=4, statistic="mean", value=1.0, metric="rtt_ms", unit="ms")], [claim()]))
+    assert v["verdict"] == "untestable" and "means of IPv4 and IPv6" in v["missing"]
+
+
+@pytest.mark.parametrize("holds, cells, expected", [
+    ("all", ["supported", "supported"], "supported"),
+    ("all", ["supported", "inconclusive"], "inconclusive"),
+    ("all", ["supported", "contradicted", "inconclusive"], "contradicted"),
+    ("any", ["inconclusive", "supported"], "supported"),
+    ("any", ["contradicted", "contradicted"], "contradicted"),
+    ("most", ["supported", "supported", "inconclusive"], "supported"),
+    ("most", ["contradicted", "contradicted", "supported"], "contradicted"),
+])
+def test_aggregation_over_cells(holds, cells, expected):
+    assert aggregate(holds, cells, "supported", "contradicted", ("inconclusive",)) == expected
+
+
+def test_sign_aggregation_ignores_restated_cells_and_never_turns_a_tie_into_a_contradiction():
+    assert sign_aggregate("all", ["restated", "agrees"]) == "agrees"
+    assert sign_aggregate("all", ["restated"]) == "restated"
+    assert sign_aggregate("all", ["agrees", "tie"]) == "tie"
+    assert rules.tested_verdict("greater", -1.0, 0.01, 0.05) == "contradicted"
+    assert rules.tested_verdict("greater", 1.0, 0.20, 0.05) == "inconclusive"
+
+
+def test_cross_check_finds_a_quantity_printed_twice_differently_and_a_point_outside_its_range():
+    rows = [row(1, ip_version=4, statistic="max", value=44.96, snippet="IPv4 peaked at 44.96"),
+            row(2, ip_version=4, statistic="max", value=38.20, snippet="the IPv4 maximum was 38.20"),
+            row(3, ip_version=4, statistic="range_max", value=44.96, snippet="IPv4 ranged up to 44.96"),
+            row(4, ip_version=4, size_bytes=1408, size_kind="packet", statistic="mean", value=46.1,
+                snippet="at 1408 bytes IPv4 gave 46.1")]
+    found = pd.DataFrame(cross_check(record(rows, [claim()])))
+    rules = dict(zip(found["rule"], found["severity"]))
+    assert rules["printed twice differently"] == "major"  # 44.96 vs 38.20: > 10 % apart
+    assert rules["outside its printed range"] == "major"
+
+
+def test_cross_check_recomputes_a_percentage_from_its_two_printed_operands():
+    rows = [row(1, ip_version=4, size_bytes=128, size_kind="packet", statistic="mean", value=50.0),
+            row(2, ip_version=6, size_bytes=128, size_kind="packet", statistic="mean", value=40.0),
+            row(3, ip_version=4, size_bytes=128, size_kind="packet", statistic="pct_diff", value=20.0,
+                unit="%", compared_to="IPv6"),  # (50-40)/50 = 20 %: follows
+            row(4, os="A", ip_version=4, size_bytes=128, size_kind="packet", statistic="pct_diff", value=30.0,
+                unit="%", compared_to="IPv6", snippet="IPv4 was 30% higher")]  # neither base gives 30
+    found = pd.DataFrame(cross_check(record(rows, [claim()])))
+    bad = found[found["rule"] == "percentage does not follow"]
+    assert len(bad) == 1 and "printed 30%" in bad["recomputation"].iloc[0]
+
+
+def test_cross_check_flags_physically_impossible_numbers():
+    rows = [row(1, ip_version=4, statistic="max", value=1200.0),
+            row(2, ip_version=4, statistic="mean", size_bytes=128, size_kind="packet", metric="cpu_pct",
+                unit="%", value=130.0)]
+    rec = record(rows, [claim()])
+    rec.design["design"].append({"field": "link_rate_mbps", "value": 1000})
+    rules = set(pd.DataFrame(cross_check(rec))["rule"])
+    assert {"above the link rate", "percentage outside 0-100"} <= rules
