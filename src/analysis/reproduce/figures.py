@@ -17,7 +17,7 @@ import pandas as pd
 import seaborn as sns
 
 from analysis.reproduce.claims import FigureSpec
-from analysis.figures.plots import PALETTE, apply_style, caption, label, metric_vs_size
+from analysis.figures.plots import PALETTE, apply_style, caption, label, metric_vs_size, save
 from analysis.reproduce.lookup import MEAN_STATS, Record, match
 from analysis.reproduce.mirrors import load_mirror, mirror_available
 
@@ -105,4 +105,48 @@ def points_table(record: Record) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-__all__ = ["draw_mirror", "draw_published", "figure_points", "mirror_available", "points_table"]
+
+
+
+def figure_file_stem(spec: FigureSpec, mirror: bool = False) -> str:
+    """'Figure 5-1-3' -> 'Figure_5-1-3' (and 'mirror_…' for our campaign's version)."""
+    stem = spec.id.replace(" ", "_").replace(".", "")
+    return f"mirror_{stem}" if mirror else stem
+
+
+def draw_figures(record: Record, out: str | Path) -> pd.DataFrame:
+    """Every figure of the study drawn into ``out/figures``: the published points, and
+    the same design from our mirror campaign; one row per figure says what was drawn."""
+    figures = Path(out) / "figures"
+    rows = []
+    for spec in record.claims.figures:
+        points, total = figure_points(record, spec)
+        row = {"figure": spec.id, "caption": spec.caption, "published_points": len(points),
+               "points_in_figure": total, "published_png": "", "mirror_png": "", "mirror": ""}
+        if len(points):
+            row["published_png"] = str(save(draw_published(record, spec)[0], figures, figure_file_stem(spec))[0])
+        if spec.mirror is not None:
+            campaign = spec.mirror["campaign"]
+            if mirror_available(campaign):
+                row["mirror_png"] = str(save(draw_mirror(spec), figures, figure_file_stem(spec, True))[0])
+                row["mirror"] = f"our campaign {campaign}"
+            else:
+                row["mirror"] = f"our campaign {campaign} is not available (no manifest in data/raw/{campaign})"
+        rows.append(row)
+    plt.close("all")
+    return pd.DataFrame(rows)
+
+
+def show_figures(drawn: pd.DataFrame, width: int = 420) -> None:
+    """Display what :func:`draw_figures` drew, figure by figure, in a notebook."""
+    from IPython.display import Image, Markdown, display
+
+    for row in drawn.itertuples():
+        display(Markdown(f"**{row.figure}** — {row.caption}: {row.published_points} of "
+                         f"{row.points_in_figure} points published"))
+        if row.published_png:
+            display(Image(filename=row.published_png, width=width))
+        if row.mirror:
+            display(Markdown(f"Mirror: {row.mirror}"))
+        if row.mirror_png:
+            display(Image(filename=row.mirror_png, width=width))
