@@ -1,5 +1,7 @@
 """Content sniffing and the dispatch's error contract."""
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -35,3 +37,26 @@ def test_arbitrary_text_raises_only_parse_errors(text):
         parse_text(text, "fuzz.txt")
     except ParseError:
         pass
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.mark.parametrize("name", ["iperf3/tcp_client.txt", "iperf2/client_tcp.txt", "netperf/tcp_stream_v4.txt",
+                                  "ditg/udp4_recv_summary.txt", "iperf3/tcp_client_json.json",
+                                  "ditg/udp4.recv.bin"])
+def test_trailing_nul_padding_parses_with_a_warning(name):
+    """A crash leaves a file's preallocated tail as NUL bytes: the records are
+    those of the intact file, each with a warning naming the padding."""
+    data = (FIXTURES / name).read_bytes()
+    intact = parse_bytes(data, name)
+    for padding in (1, 4096):
+        padded = parse_bytes(data + b"\x00" * padding, name)
+        assert [r.to_dict() | {"warnings": []} for r in padded.records] == \
+            [r.to_dict() | {"warnings": []} for r in intact.records]
+        assert all(f"ends in {padding} NUL bytes" in r.warnings[-1] for r in padded.records)
+
+
+def test_only_nul_bytes_is_empty_output():
+    with pytest.raises(ParseError, match="empty output"):
+        parse_bytes(b"\x00" * 512, "zeros.bin")

@@ -39,3 +39,10 @@ def test_cleaning_preserves_the_line_count(text):
     if expected and expected[-1] == "":
         expected.pop()
     assert len(clean_lines(text)) == len(expected)
+
+
+def test_a_line_of_nul_stays_a_line():
+    # the case Hypothesis found: "\x00" was cleaned to no line at all
+    assert clean_lines("\x00") == [""]
+    assert clean_lines("a\n\x00\nb\n") == ["a", "", "b"]
+    assert clean_lines("a\x00b\n") == ["ab"]

@@ -17,7 +17,7 @@ from typing import Any
 
 from analysis.errors import ParseError
 from analysis.parsers.records import ParseResult
-from analysis.parsers import ditg, iperf2, iperf3, netperf
+from analysis.parsers import ditg, ditg_binary, iperf2, iperf3, netperf
 from analysis.parsers.text import decode
 
 # Most specific first: iperf3 JSON and D-ITG have unmistakable markers;
@@ -42,28 +42,67 @@ def sniff(text: str) -> str | None:
 def parse_text(text: str, source: str = "<string>", hints: Hints | None = None) -> ParseResult:
     """Parse one output. ``hints`` gives a tool's parser what its output
     cannot say, e.g. ``{"ditg": {"meter": "rttm"}}`` (round-trip mode) or
-    ``{"ditg": {"series": "delay"}}`` (an ITGDec -d time series)."""
+    ``{"ditg": {"series": "delay"}}`` (an ITGDec -d time series).
+
+    A file that ends in NUL characters (the zero-filled tail a crash or a
+    preallocating file system leaves) is parsed without them, and every
+    record says so in a warning."""
+    text, padding = _without_nul_padding(text)
     if not text.strip():
         raise ParseError(source, 1, "empty output: nothing to parse")
     for module in TEXT_PARSERS:
         if module.detect(text):
-            return module.parse(text, source, **_hints_for(module.TOOL, hints, source))
+            result = module.parse(text, source, **_hints_for(module.TOOL, hints, source))
+            return _warn_padding(result, padding)
     first = next((i for i, l in enumerate(text.splitlines(), 1) if l.strip()), 1)
     raise ParseError(source, first, "not recognised as an output of netperf, iperf 2, iperf3 or D-ITG")
 
 
 def parse_bytes(data: bytes, source: str = "<bytes>", hints: Hints | None = None) -> ParseResult:
-    if not data.strip():
+    if not data.strip(b" \t\r\n\x00"):
         raise ParseError(source, 1, "empty output: nothing to parse")
-    if ditg.detect_binary(data):
+    binary, padding = _binary_log(data)
+    if binary is not None:
         options = _hints_for(ditg.TOOL, hints, source)
-        return ditg.parse_binary(data, source, **{k: v for k, v in options.items() if k == "meter"})
+        result = ditg.parse_binary(binary, source, **{k: v for k, v in options.items() if k == "meter"})
+        return _warn_padding(result, padding)
     return parse_text(decode(data), source, hints)
 
 
 def parse_file(path: str | Path, source: str | None = None, hints: Hints | None = None) -> ParseResult:
     path = Path(path)
     return parse_bytes(path.read_bytes(), source or str(path), hints)
+
+
+def _without_nul_padding(text: str) -> tuple[str, int]:
+    """``text`` without its trailing NULs, and how many there were."""
+    if not text.endswith("\x00"):
+        return text, 0
+    kept = text.rstrip("\x00")
+    return kept, len(text) - len(kept)
+
+
+def _binary_log(data: bytes) -> tuple[bytes | None, int]:
+    """A D-ITG binary log in ``data``, possibly followed by NUL padding (an
+    all-zero record is no packet: its addresses are empty), and the number
+    of padding bytes dropped. (None, 0) when ``data`` is no such log."""
+    if ditg.detect_binary(data):
+        return data, 0
+    if not data.endswith(b"\x00"):
+        return None, 0
+    size = ditg_binary.RECORD_SIZE
+    keep = -(-len(data.rstrip(b"\x00")) // size) * size  # whole records, so a record ending in 0 bytes stays whole
+    if 0 < keep < len(data) and ditg.detect_binary(data[:keep]):
+        return data[:keep], len(data) - keep
+    return None, 0
+
+
+def _warn_padding(result: ParseResult, padding: int) -> ParseResult:
+    if padding:
+        for record in result.records:
+            record.warnings.append(f"the file ends in {padding} NUL bytes (a crash-damaged or preallocated "
+                                   "file): they were ignored")
+    return result
 
 
 def _hints_for(tool: str, hints: Hints | None, source: str) -> dict[str, Any]:

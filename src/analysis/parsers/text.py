@@ -60,13 +60,13 @@ def _clean_lines(text: str) -> tuple[str, ...]:
     text = text.lstrip("\ufeff")
     if "\x1b" in text:
         text = _ANSI.sub("", text)  # no escape spans a newline, so lines stay put
-    if "\x00" in text:
-        text = text.replace("\x00", "")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     cleaned = []
     for line in lines:
+        if "\x00" in line:  # per line: a line of NULs stays a (blank) line
+            line = line.replace("\x00", "")
         if "\r" in line:
             line = _strip_carriage_returns(line)
         if "\b" in line:
