@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from analysis.parsers import ditg, ditg_binary
+from analysis.parsers import ditg, ditg_format, ditg_log, ditg_stats
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "benchmarks/work/ditg"
@@ -31,7 +31,7 @@ SCRIPT = "".join(f"-a 127.0.0.1 -Sdp {SIGNAL_PORT} -rp {DATA_PORT + i} -T UDP -C
 
 
 def packets_in(path: Path) -> int:
-    return path.stat().st_size // ditg_binary.RECORD_SIZE if path.exists() else 0
+    return path.stat().st_size // ditg_log.RECORD_SIZE if path.exists() else 0
 
 
 def make_log() -> None:
@@ -77,9 +77,9 @@ def mapped_log() -> mmap.mmap:
 
 
 def our_summary() -> str:
-    arr, starts = ditg_binary.read_records(mapped_log(), str(LOG))
-    summary = ditg_binary.summarize(ditg_binary.packets_from_records(arr, starts))
-    return ditg_binary.format_summary(summary)
+    arr, starts = ditg_log.read_records(mapped_log(), str(LOG))
+    summary = ditg_stats.summarize(ditg_log.packets_from_records(arr, starts))
+    return ditg_format.format_summary(summary)
 
 
 def our_records():
@@ -90,7 +90,7 @@ def text_log() -> Path:
     if not TEXT_LOG.exists():
         head = WORK / "bench_head.recv.log"
         with LOG.open("rb") as f:
-            head.write_bytes(f.read(250_000 * ditg_binary.RECORD_SIZE))
+            head.write_bytes(f.read(250_000 * ditg_log.RECORD_SIZE))
         subprocess.run(["ITGDec", str(head), "-l", str(TEXT_LOG)], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=True)
     return TEXT_LOG

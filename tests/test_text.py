@@ -2,7 +2,8 @@
 
 from hypothesis import given, strategies as st
 
-from analysis.parsers.text import clean_lines, decode, to_float
+from analysis.parsers.text import clean_lines, decode
+from analysis.parsers.values import ip_version_of, to_float
 
 
 def test_crlf_bom_ansi_and_backspaces_are_removed():
@@ -31,6 +32,15 @@ def test_to_float():
     assert to_float("-1.00") == -1.0
     assert to_float("abc") is None
     assert to_float("") is None
+    assert to_float("nan") is None and to_float("inf") is None
+
+
+def test_ip_version_of_every_printed_form():
+    assert ip_version_of("127.0.0.1") == 4 and ip_version_of("::1") == 6
+    assert ip_version_of("::ffff:127.0.0.1") == 4  # IPv4 on the wire, on an IPv6 socket
+    assert ip_version_of("fe80::1%eth0") == 6 and ip_version_of("127.0.0.1%lo") == 4
+    assert ip_version_of("[2001:2::1]") == 6
+    assert ip_version_of("localhost") is None and ip_version_of("") is None and ip_version_of(None) is None
 
 
 @given(st.text())

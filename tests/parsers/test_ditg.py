@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from analysis.errors import ParseError
-from analysis.parsers import ditg, ditg_binary, parse_bytes, parse_file, sniff
+from analysis.parsers import ditg, ditg_format, ditg_log, ditg_stats, parse_bytes, parse_file, sniff
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "ditg"
 BINARIES = sorted(p.name for p in FIX.glob("*.bin") if not p.name.startswith("damaged"))
@@ -201,7 +201,7 @@ def test_packet_log_table_and_records():
 
 
 def test_packet_log_stats_equal_itgdec_on_the_text_log():
-    packets_summary = ditg_binary.format_summary(_text_log_summary("udp6_recv_packets.txt"))
+    packets_summary = ditg_format.format_summary(_text_log_summary("udp6_recv_packets.txt"))
     itgdec = text("udp6_recv_packets_summary.txt").split("\n", 2)[2]
     strip = lambda s: [" ".join(l.split()) for l in s.splitlines()]  # ITGDec -t pads From/To
     assert strip(packets_summary) == strip(itgdec)
@@ -212,8 +212,8 @@ def _text_log_summary(name):
     df = res.packets
     ends = list(dict.fromkeys(zip(df.flow, df.src, df.src_port, df.dst, df.dst_port)))
     flow = np.array([ends.index(k) for k in zip(df.flow, df.src, df.src_port, df.dst, df.dst_port)])
-    return ditg_binary.summarize(ditg_binary.Packets(flow, ends, df.seq.to_numpy(), df.size_bytes.to_numpy(),
-                                                     df.tx_s.to_numpy(), df.rx_s.to_numpy()))
+    return ditg_stats.summarize(ditg_log.Packets(flow, ends, df.seq.to_numpy(), df.size_bytes.to_numpy(),
+                                                 df.tx_s.to_numpy(), df.rx_s.to_numpy()))
 
 
 # --- binary logs -------------------------------------------------------------------
@@ -225,9 +225,9 @@ def itgdec_summary_of(binary_name):
 
 @pytest.mark.parametrize("name", BINARIES)
 def test_binary_reader_reproduces_every_itgdec_summary_line(name):
-    arr, starts = ditg_binary.read_records((FIX / name).read_bytes(), name)
-    summary = ditg_binary.summarize(ditg_binary.packets_from_records(arr, starts))
-    assert ditg_binary.format_summary(summary) == itgdec_summary_of(name)
+    arr, starts = ditg_log.read_records((FIX / name).read_bytes(), name)
+    summary = ditg_stats.summarize(ditg_log.packets_from_records(arr, starts))
+    assert ditg_format.format_summary(summary) == itgdec_summary_of(name)
 
 
 def test_binary_records_match_the_text_summary_to_printed_precision():
@@ -250,9 +250,9 @@ def test_loss_counters_follow_itgdec():
     # (lost, duplicates, loss events) as ITGDec 2.8.1 printed them for logs of
     # genuine records with these sequence numbers written in (checked by hand):
     # a duplicate hides the loss event, and the event count can wrap (uint32)
-    assert ditg_binary.loss_counters(np.array([1, 2, 2, 3, 5])) == (1, 1, 0)
-    assert ditg_binary.loss_counters(np.array([1, 2, 5, 6])) == (2, 0, 1)
-    assert ditg_binary.loss_counters(np.array([3, 1, 2, 2, 7, 4, 4, 9])) == (2, 1, 2**32 - 2)
+    assert ditg_stats.loss_counters(np.array([1, 2, 2, 3, 5])) == (1, 1, 0)
+    assert ditg_stats.loss_counters(np.array([1, 2, 5, 6])) == (2, 0, 1)
+    assert ditg_stats.loss_counters(np.array([3, 1, 2, 2, 7, 4, 4, 9])) == (2, 1, 2**32 - 2)
 
 
 def test_binary_sender_log_and_rttm():
@@ -269,7 +269,7 @@ def test_binary_dispatch_and_ipv6():
 
 def test_midnight_rollover_is_handled_derived():
     """DERIVED: a genuine log rewritten so that the flow crosses midnight."""
-    arr = np.frombuffer((FIX / "udp4.recv.bin").read_bytes(), ditg_binary.RECORD).copy()
+    arr = np.frombuffer((FIX / "udp4.recv.bin").read_bytes(), ditg_log.RECORD).copy()
     genuine = ditg.parse_binary(arr.tobytes(), "g.bin").records[0]
     half = len(arr) // 2
     for side in ("tx", "rx"):

@@ -17,7 +17,7 @@ from typing import Any
 
 from analysis.errors import ParseError
 from analysis.parsers.records import ParseResult
-from analysis.parsers import ditg, ditg_binary, iperf2, iperf3, netperf
+from analysis.parsers import ditg, iperf2, iperf3, netperf
 from analysis.parsers.text import decode
 
 # Most specific first: iperf3 JSON and D-ITG have unmistakable markers;
@@ -90,7 +90,7 @@ def _binary_log(data: bytes) -> tuple[bytes | None, int]:
         return data, 0
     if not data.endswith(b"\x00"):
         return None, 0
-    size = ditg_binary.RECORD_SIZE
+    size = ditg.RECORD_SIZE
     keep = -(-len(data.rstrip(b"\x00")) // size) * size  # whole records, so a record ending in 0 bytes stays whole
     if 0 < keep < len(data) and ditg.detect_binary(data[:keep]):
         return data[:keep], len(data) - keep

@@ -9,8 +9,11 @@
 * Packet log (``-l``): one ``Flow>... Seq>...`` line per packet -> a pandas
   DataFrame in ``ParseResult.packets`` and the records ITGDec would print.
 
-The binary logs themselves are read by :mod:`.ditg_binary`; its functions
-are re-exported here (``detect_binary``, ``parse_binary``).
+* Binary log (``ITGRecv -l`` / ``ITGSend -l``): read by :mod:`.ditg_log`,
+  summarised with ITGDec's arithmetic by :mod:`.ditg_stats`
+  (:func:`detect_binary`, :func:`parse_binary`).
+
+Records are built by :mod:`.ditg_records` whatever the input was.
 """
 
 from __future__ import annotations
@@ -21,12 +24,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analysis.parsers import units
 from analysis.errors import ParseError
+from analysis.parsers import units
+from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, Packets, detect_binary, packets_frame, \
+    packets_from_records, read_records, seconds_of_day
+from analysis.parsers.ditg_records import check_meter, fill_metrics, log_kind, records_from_summary, \
+    set_endpoints, shared_flow_warnings
+from analysis.parsers.ditg_stats import summarize
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
-from analysis.parsers import ditg_binary
-from analysis.parsers.ditg_binary import detect_binary, parse_binary  # noqa: F401  (the dispatch's binary entry points)
-from analysis.parsers.text import clean_lines, to_float
+from analysis.parsers.text import clean_lines
+from analysis.parsers.values import to_float
+
+__all__ = ["TOOL", "SERIES", "RECORD_SIZE", "detect", "parse", "detect_binary", "parse_binary"]
 
 TOOL = "ditg"
 SERIES = {"bitrate": "throughput_mbps", "delay": "delay_ms", "jitter": "jitter_ms", "packetloss": "packets_lost"}
@@ -81,7 +90,7 @@ def parse(text: str, source: str = "<string>", *, meter: str | None = None,
     """Parse an ITGDec text output. ``meter="rttm"`` for outputs of ITGSend's
     log in round-trip mode (delays become ``rtt_*``; the text cannot tell);
     ``series`` names the metric of a ``-b/-d/-j/-p`` time series."""
-    ditg_binary.check_meter(meter, source)
+    check_meter(meter, source)
     first = next((l for l in text[:4000].splitlines() if l.strip()), "")
     if _PACKET.match(first):
         return _parse_packet_log(text, source, meter)
@@ -194,8 +203,8 @@ def _parse_summary(lines: list[str], source: str, meter: str | None) -> ParseRes
         return ParseResult(TOOL, "summary-error", [rec])
     _check_complete(reader, source, len(lines))
     sender = all(b.fields[k][0] == 0 for b in reader.blocks for k in ("min", "max", "mean", "jitter", "sd"))
-    kind = ditg_binary.log_kind(sender, meter)
-    shared = ditg_binary.shared_flow_warnings([(b.flow, b.src[0], b.src[1], b.dst[0], b.dst[1])
+    kind = log_kind(sender, meter)
+    shared = shared_flow_warnings([(b.flow, b.src[0], b.src[1], b.dst[0], b.dst[1])
                                                for b in reader.blocks])
     records = [_summary_record(b, kind, reader.version, i, shared.get(i, []))
                for i, b in enumerate(reader.blocks + [reader.total])]
@@ -223,12 +232,12 @@ def _summary_record(b: _Block, kind: str, version: str | None, index: int, warni
     f = {k: v for k, (v, _) in b.fields.items()}
     rec = RunRecord(tool=TOOL, tool_version=version, flow=b.flow, duration_s=f["duration"], bytes=f["bytes"],
                     throughput_mbps=units.kbps_to_mbps(f["kbps"]), record_index=index, warnings=list(warnings))
-    ditg_binary.fill_metrics(rec, kind, f["packets"], f["dropped"], None,
+    fill_metrics(rec, kind, f["packets"], f["dropped"], None,
                              (f["mean"], f["min"], f["max"], f["sd"], f["jitter"]))
     if kind != "sender" and b.pct is not None:
         rec.loss_pct = b.pct  # as printed: the TOTAL's is ITGDec's own arithmetic
     if b.src:
-        ditg_binary.set_endpoints(rec, b.src[0], b.dst[0])
+        set_endpoints(rec, b.src[0], b.dst[0])
     if f.get("errors"):
         rec.warnings.append(f"ITGDec skipped {f['errors']:.0f} error lines (records with out-of-range times)")
     return rec
@@ -280,7 +289,7 @@ def _parse_series(lines: list[str], source: str, series: str | None) -> ParseRes
     table = _rows(lines, source, 1, len(cols) + 2)
     dt, notes = _step(table[:, 0], source)
     records = [_series_record(fid, src, dst, notes) for fid, src, dst in cols]
-    shared = ditg_binary.shared_flow_warnings([(fid, src, 0, dst, 0) for fid, src, dst in cols])
+    shared = shared_flow_warnings([(fid, src, 0, dst, 0) for fid, src, dst in cols])
     for i, extra in shared.items():
         records[i].warnings += extra
     columns = list(enumerate(cols))
@@ -298,7 +307,7 @@ def _series_record(flow: str, src: str | None, dst: str | None, notes: list[str]
     rec = RunRecord(tool=TOOL, side="receiver", flow=flow,
                     warnings=["time series only: the values are in the intervals"] + notes)
     if src is not None:
-        ditg_binary.set_endpoints(rec, src, dst)
+        set_endpoints(rec, src, dst)
     return rec
 
 
@@ -335,16 +344,16 @@ def _parse_packet_log(text: str, source: str, meter: str | None) -> ParseResult:
     cols = list(zip(*matches))
     flow_ids, seq = np.array(cols[0], dtype=np.int64), np.array(cols[1], dtype=np.int64)
     src_port, dst_port = np.array(cols[3], dtype=np.int64), np.array(cols[5], dtype=np.int64)
-    tx = ditg_binary.seconds_of_day(np.array(cols[6], dtype=np.int64), np.array(cols[7], dtype=np.int64),
+    tx = seconds_of_day(np.array(cols[6], dtype=np.int64), np.array(cols[7], dtype=np.int64),
                                     np.array(cols[8], dtype=np.float64))
-    rx = ditg_binary.seconds_of_day(np.array(cols[9], dtype=np.int64), np.array(cols[10], dtype=np.int64),
+    rx = seconds_of_day(np.array(cols[9], dtype=np.int64), np.array(cols[10], dtype=np.int64),
                                     np.array(cols[11], dtype=np.float64))
     flow, endpoints = _packet_flows(flow_ids, cols[2], src_port, cols[4], dst_port)
-    packets = ditg_binary.Packets(flow, endpoints, seq, np.array(cols[12], dtype=np.int64), tx, rx)
-    summary = ditg_binary.summarize(packets)
-    records = ditg_binary.records_from_summary(summary, meter)
-    kind = ditg_binary.log_kind(summary.sender_log, meter)
-    return ParseResult(TOOL, f"packets-{kind}", records, packets=ditg_binary.packets_frame(packets))
+    packets = Packets(flow, endpoints, seq, np.array(cols[12], dtype=np.int64), tx, rx)
+    summary = summarize(packets)
+    records = records_from_summary(summary, meter)
+    kind = log_kind(summary.sender_log, meter)
+    return ParseResult(TOOL, f"packets-{kind}", records, packets=packets_frame(packets))
 
 
 def _packet_flows(flow_ids, src, src_port, dst, dst_port) -> tuple[np.ndarray, list]:
@@ -361,3 +370,19 @@ def _raise_first_bad_packet_line(text: str, source: str) -> None:
             raise ParseError(source, lineno, "expected an ITGDec -l packet line 'Flow>N Seq>N Src>ADDR/PORT "
                              f"Dest>ADDR/PORT txTime>H:M:S rxTime>H:M:S Size>N', got {line.strip()[:80]!r}")
     raise ParseError(source, None, "ITGDec -l packet log could not be read")
+
+
+# --- binary log ----------------------------------------------------------------
+
+def parse_binary(data: bytes, source: str = "<bytes>", meter: str | None = None) -> ParseResult:
+    """A binary D-ITG log -> one record per flow and the TOTAL, as ITGDec
+    would summarise it. ``meter="rttm"`` says the log is ITGSend's in
+    round-trip mode (the content cannot tell): delays go to ``rtt_*``."""
+    check_meter(meter, source)
+    packets = packets_from_records(*read_records(data, source))
+    if not len(packets.seq):
+        raise ParseError(source, None, f"no valid packet: all {packets.error_lines} records have "
+                         "out-of-range times (ITGDec: 'Empty log file')")
+    summary = summarize(packets)
+    variant = "binary-" + log_kind(summary.sender_log, meter)
+    return ParseResult(TOOL, variant, records_from_summary(summary, meter))

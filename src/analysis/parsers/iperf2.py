@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes
-from analysis.parsers.text import clean_lines, to_float
+from analysis.parsers.text import clean_lines
+from analysis.parsers.values import ip_version_of, is_ipv4_mapped, strip_zone, to_float
 
 TOOL = "iperf2"
 
@@ -149,22 +150,11 @@ class _Stream:
 
 def _ip_version(address: str | None, warnings: list[str]) -> int | None:
     """IP family from an address as printed; an IPv4-mapped IPv6 address
-    (``::ffff:127.0.0.1``, an IPv4 client on a ``-V`` server) is IPv4 on the wire."""
-    if not address:
-        return None
-    if address.lower().startswith("::ffff:") and "." in address:
+    (``::ffff:127.0.0.1``, an IPv4 client on a ``-V`` server) is IPv4 on the
+    wire, and the record says so."""
+    if is_ipv4_mapped(address):
         warnings.append(f"IPv4-mapped address {address}: the traffic was IPv4 on an IPv6 socket")
-        return 4
-    if ":" in address:
-        return 6
-    if re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address):
-        return 4
-    return None
-
-
-def _strip_device(address: str) -> str:
-    """``127.0.0.1%lo`` (iperf 2.1 -e) -> ``127.0.0.1``."""
-    return address.split("%", 1)[0]
+    return ip_version_of(address)
 
 
 # ---------------------------------------------------------------- text
@@ -258,7 +248,7 @@ class _TextParser:
         current = self.open.get(flow)
         if current is None or current.rows or current.connect_line is not None:
             current = self._new_stream(flow)
-        current.local, current.remote = _strip_device(m["local"]), _strip_device(m["remote"])
+        current.local, current.remote = strip_zone(m["local"]), strip_zone(m["remote"])
         current.connect_line = lineno
         if s := _STARTED.search(m["rest"]):
             current.started_at = f"{s['date']}T{s['time']}" + ("Z" if s["tz"] == "UTC" else "")

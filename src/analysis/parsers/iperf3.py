@@ -19,7 +19,8 @@ from typing import Any
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, us_to_ms
-from analysis.parsers.text import clean_lines, to_float
+from analysis.parsers.text import clean_lines
+from analysis.parsers.values import ip_version_of, json_number, strip_zone, to_float
 
 TOOL = "iperf3"
 REVERSE = "_bidir_reverse"
@@ -180,9 +181,9 @@ def _json_run(doc: dict[str, Any], line: int, source: str) -> _Run:
     run.base = dict(
         tool=TOOL, tool_version=_version(start.get("version")),
         test="bidir" if run.bidir or "sum_sent" + REVERSE in (doc.get("end") or {}) else ("reverse" if run.reverse else "forward"),
-        transport=test.get("protocol"), ip_version=_ip_version(local),
+        transport=test.get("protocol"), ip_version=ip_version_of(local),
         local_address=local, remote_address=remote,
-        message_size_bytes=_num(test.get("blksize")),
+        message_size_bytes=json_number(test.get("blksize")),
         started_at=(start.get("timestamp") or {}).get("time"),
     )
     run.bidir = run.base["test"] == "bidir"
@@ -192,16 +193,6 @@ def _json_run(doc: dict[str, Any], line: int, source: str) -> _Run:
 def _version(text: Any) -> str | None:
     match = re.search(r"3\.\S+", text or "")
     return match.group(0) if match else None
-
-
-def _ip_version(host: str | None) -> int | None:
-    if not host:
-        return None
-    return 6 if ":" in host and not host.lower().startswith("::ffff:") else 4
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _json_records(run: _Run) -> list[RunRecord]:
@@ -219,11 +210,11 @@ def _json_records(run: _Run) -> list[RunRecord]:
 
 
 def _cpu(cpu: dict[str, Any], is_server: bool) -> tuple[float | None, float | None]:
-    remote = _num(cpu.get("remote_total"))
+    remote = json_number(cpu.get("remote_total"))
     # A server never learns the client's CPU: it prints zeros.
     if is_server and not any(cpu.get(k) for k in ("remote_total", "remote_user", "remote_system")):
         remote = None
-    return _num(cpu.get("host_total")), remote
+    return json_number(cpu.get("host_total")), remote
 
 
 def _direction_records(run: _Run, end: dict[str, Any], sfx: str) -> list[RunRecord]:
@@ -268,30 +259,30 @@ def _pair(run: _Run, flow: str, sent: dict[str, Any], recv: dict[str, Any], stre
         if per_stream:  # a UDP stream object: the sender's bytes and rate, the receiver's counts
             receiver.throughput_mbps = receiver.bytes = None
         else:  # the sender's jitter and loss are always 0: they come from the receiver
-            sender.packets_sent = _num(sent.get("packets"))
+            sender.packets_sent = json_number(sent.get("packets"))
     else:
-        sender.retransmits = _num(sent.get("retransmits"))
+        sender.retransmits = json_number(sent.get("retransmits"))
         _rtt(sender, streams)
     return _drop_unknown_side(run, sender, receiver)
 
 
 def _common(part: dict[str, Any]) -> dict[str, Any]:
-    bps = _num(part.get("bits_per_second"))
-    seconds = _num(part.get("seconds"))
-    if seconds is None and _num(part.get("end")) is not None:
+    bps = json_number(part.get("bits_per_second"))
+    seconds = json_number(part.get("seconds"))
+    if seconds is None and json_number(part.get("end")) is not None:
         seconds = float(part["end"]) - float(part.get("start") or 0)
     return dict(throughput_mbps=None if bps is None else bits_per_s_to_mbps(bps),
-                bytes=_num(part.get("bytes")), duration_s=seconds)
+                bytes=json_number(part.get("bytes")), duration_s=seconds)
 
 
 def _udp_receiver(rec: RunRecord, recv: dict[str, Any], streams: list[dict[str, Any]]) -> None:
-    rec.jitter_ms = _num(recv.get("jitter_ms"))
-    rec.packets_lost = _num(recv.get("lost_packets"))
-    rec.loss_pct = _num(recv.get("lost_percent"))
-    total = _num(recv.get("packets"))
+    rec.jitter_ms = json_number(recv.get("jitter_ms"))
+    rec.packets_lost = json_number(recv.get("lost_packets"))
+    rec.loss_pct = json_number(recv.get("lost_percent"))
+    total = json_number(recv.get("packets"))
     if total is not None and rec.packets_lost is not None:
         rec.packets_received = total - rec.packets_lost
-    orders = [_num(_stream_sides(s)[1].get("out_of_order")) for s in streams]
+    orders = [json_number(_stream_sides(s)[1].get("out_of_order")) for s in streams]
     if orders and None not in orders:
         rec.packets_out_of_order = sum(orders)  # type: ignore[arg-type]
 
@@ -301,7 +292,7 @@ def _rtt(rec: RunRecord, streams: list[dict[str, Any]]) -> None:
     other host (``sender: false``, i.e. -R) iperf3 prints zeros -> None."""
     sides = [_stream_sides(s)[0] for s in streams]
     keys = ("min_rtt", "mean_rtt", "max_rtt")
-    own = [s for s in sides if s.get("sender", True) and all(_num(s.get(k)) is not None for k in keys)]
+    own = [s for s in sides if s.get("sender", True) and all(json_number(s.get(k)) is not None for k in keys)]
     if not own or len(own) != len(sides):
         return
     rec.rtt_min_ms = us_to_ms(min(float(s["min_rtt"]) for s in own))
@@ -367,13 +358,13 @@ def _record_index(records: list[RunRecord], first: int):
 
 def _interval_row(index: int, side: str, flow: str, part: dict[str, Any], streams: list[dict[str, Any]]) -> IntervalRecord:
     common = _common(part)
-    rtt = _num(streams[0].get("rtt")) if len(streams) == 1 else None
+    rtt = json_number(streams[0].get("rtt")) if len(streams) == 1 else None
     return IntervalRecord(
         record_index=index, start_s=float(part.get("start") or 0), end_s=float(part.get("end") or 0),
         side=side, flow=flow, throughput_mbps=common["throughput_mbps"], bytes=common["bytes"],
-        jitter_ms=_num(part.get("jitter_ms")), loss_pct=_num(part.get("lost_percent")),
-        packets_lost=_num(part.get("lost_packets")), packets_total=_num(part.get("packets")),
-        retransmits=_num(part.get("retransmits")), rtt_ms=None if rtt is None else us_to_ms(rtt),
+        jitter_ms=json_number(part.get("jitter_ms")), loss_pct=json_number(part.get("lost_percent")),
+        packets_lost=json_number(part.get("lost_packets")), packets_total=json_number(part.get("packets")),
+        retransmits=json_number(part.get("retransmits")), rtt_ms=None if rtt is None else us_to_ms(rtt),
         omitted=part.get("omitted") if isinstance(part.get("omitted"), bool) else None,
     )
 
@@ -527,7 +518,7 @@ def _context_line(state: _Text, line: str) -> None:
     if (m := _ERROR.match(line)) and state.error is None:
         state.error = m["msg"]
     elif (m := _CONNECTED.match(line)) and state.local is None:
-        state.local, state.remote = m["local"].split("%")[0], m["remote"].split("%")[0]
+        state.local, state.remote = strip_zone(m["local"]), strip_zone(m["remote"])
     elif (m := _SENT.match(line)):
         state.sent[m["id"]] = float(m["n"])
     elif (m := _CPU.search(line)):
@@ -584,7 +575,7 @@ def _text_records(state: _Text) -> list[RunRecord]:
         tool=TOOL, tool_version=state.version,
         test="bidir" if any(l.role for l in state.lines) else ("reverse" if state.reverse else "forward"),
         transport=None if state.udp is None else ("UDP" if state.udp else "TCP"),
-        ip_version=_ip_version(state.local), local_address=state.local, remote_address=state.remote,
+        ip_version=ip_version_of(state.local), local_address=state.local, remote_address=state.remote,
         message_size_bytes=state.message_size, started_at=state.started_at,
         cpu_local_pct=state.cpu[0], cpu_remote_pct=state.cpu[1],
     )

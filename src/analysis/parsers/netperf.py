@@ -13,14 +13,14 @@ table altogether. docs/formats/netperf.md lists every variant and pitfall.
 from __future__ import annotations
 
 import csv
-import ipaddress
 import re
 from dataclasses import dataclass, field
 
 from analysis.parsers import units
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
-from analysis.parsers.text import clean_lines, to_float
+from analysis.parsers.text import clean_lines
+from analysis.parsers.values import ip_version_of, to_float
 
 TOOL = "netperf"
 
@@ -188,13 +188,6 @@ def _address(name: str, numeric: str) -> str:
     return numeric or name
 
 
-def _ip_version_of(address: str | None) -> int | None:
-    try:
-        return ipaddress.ip_address(address).version if address else None
-    except ValueError:
-        return None
-
-
 def _apply_warning_line(line: str, ctx: _Context) -> None:
     if "Desired confidence was not achieved" in line:
         ctx.warnings.append(line.lstrip("! ").strip())
@@ -237,7 +230,7 @@ def _failed_record(ctx: _Context, words: str) -> RunRecord:
     remote = ctx.remote_address or (m.group("host").rstrip("?") if m else None)
     return RunRecord(
         tool=TOOL, test=ctx.test, transport=ctx.transport,
-        ip_version=ctx.ip_version or _ip_version_of(remote),
+        ip_version=ctx.ip_version or ip_version_of(remote),
         local_address=ctx.local_address, remote_address=remote,
         status="failed", error=words,
     )
@@ -444,7 +437,7 @@ def _rr_rtt_ms(rec: RunRecord, ctx: _Context, printed_us: float | None) -> float
 def _base_record(ctx: _Context) -> RunRecord:
     rec = RunRecord(
         tool=TOOL, test=ctx.test, transport=ctx.transport,
-        ip_version=ctx.ip_version or _ip_version_of(ctx.remote_address),
+        ip_version=ctx.ip_version or ip_version_of(ctx.remote_address),
         local_address=ctx.local_address, remote_address=ctx.remote_address,
     )
     _apply_confidence(rec, ctx)
@@ -655,7 +648,7 @@ def _omni_record(sel: dict[str, str], ctx: _Context) -> RunRecord:
     rec.transport = sel.get("PROTOCOL") or rec.transport
     rec.local_address = ctx.local_address or sel.get("SOURCE_ADDR")
     rec.remote_address = ctx.remote_address or sel.get("DEST_ADDR")
-    rec.ip_version = rec.ip_version or _ip_version_of(rec.remote_address)
+    rec.ip_version = rec.ip_version or ip_version_of(rec.remote_address)
     rec.duration_s = _omni_float(sel, "ELAPSED_TIME")
     burst = _omni_float(sel, "BURST_SIZE")
     if burst is not None:

@@ -91,13 +91,3 @@ def _common_indent(lines: list[str]) -> int:
 def clean(text: str) -> str:
     return "\n".join(clean_lines(text))
 
-
-_NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
-
-
-def to_float(token: str) -> float | None:
-    """A numeric token -> float, or None when it is not a number."""
-    token = token.strip()
-    if not _NUMBER.match(token):
-        return None
-    return float(token)

@@ -1,0 +1,194 @@
+"""D-ITG's binary packet logs (``ITGRecv -l``, ``ITGSend -l``), read directly.
+
+A log is a bare sequence of 144-byte records in the host's byte order
+(little-endian on every machine D-ITG runs on today), without a header; see
+:data:`RECORD`. This module only reads: it checks a log's shape, drops the
+records ITGDec would skip as 'Error lines' and hands out the packets
+(:class:`Packets`) and the per-packet table (:func:`packets_frame`).
+ITGDec's arithmetic on them is :mod:`.ditg_stats`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.errors import ParseError
+
+RECORD_SIZE = 144
+ADDRESS_LEN = 46
+RECORD = np.dtype([
+    ("flow", "<u4"), ("seq", "<u4"), ("src_port", "<u4"), ("dst_port", "<u4"),
+    ("tx_hour", "<u4"), ("tx_min", "<u4"), ("rx_hour", "<u4"), ("rx_min", "<u4"),
+    ("size", "<u4"), ("src", f"S{ADDRESS_LEN}"), ("dst", f"S{ADDRESS_LEN}"),
+    ("tx_sec", "<f8"), ("rx_sec", "<f8"),
+])
+assert RECORD.itemsize == RECORD_SIZE
+_ADDR_WORDS = slice(9, 32)  # both addresses as 23 little-endian uint32 words
+# flags of 8-byte words 0-7 packed in one uint64, one byte each: keep word 1 (ports)
+# and words 5-7 (addresses); words 8-15 (addresses) are the second packed word
+_KEY_FLAGS = np.uint64(int.from_bytes(bytes([0, 1, 0, 0, 0, 1, 1, 1]), "little") * 0xFF)
+_PRINTABLE = np.zeros(256, dtype=bool)
+_PRINTABLE[0x21:0x7F] = True
+
+Endpoint = tuple[int, str, int, str, int]  # (flow id, source, source port, destination, destination port)
+
+
+@dataclass(slots=True)
+class Packets:
+    """Valid packets in file order, as ITGDec sees them: flow index (order of
+    first appearance), sequence number, payload size and the tx/rx times in
+    seconds of the day, computed as ITGDec computes them."""
+
+    flow: np.ndarray
+    endpoints: list[Endpoint]
+    seq: np.ndarray
+    size: np.ndarray
+    tx_s: np.ndarray
+    rx_s: np.ndarray
+    error_lines: int = 0
+
+
+def detect_binary(data: bytes) -> bool:
+    """True only for a plausible D-ITG log: whole records, every time field in
+    range (hour < 24, minute < 60, 0 <= seconds < 60) and both addresses
+    NUL-terminated printable text padded with NULs, so no text file passes."""
+    if not data or len(data) % RECORD_SIZE:
+        return False
+    arr = np.frombuffer(data, RECORD)
+    return _checked_run_starts(arr) is not None and bool(_time_ok(arr).all())
+
+
+def read_records(data: bytes, source: str = "<bytes>") -> tuple[np.ndarray, np.ndarray]:
+    """The log as a structured array (no copy) and the indices where a run of
+    one flow starts, after checking the log's shape and addresses."""
+    if not data:
+        raise ParseError(source, None, "empty D-ITG binary log")
+    if len(data) % RECORD_SIZE:
+        raise ParseError(source, None, f"{len(data)} bytes is not a whole number of "
+                         f"{RECORD_SIZE}-byte D-ITG log records")
+    arr = np.frombuffer(data, RECORD)
+    starts = _checked_run_starts(arr)
+    if starts is None:
+        raise ParseError(source, None, "record addresses are not NUL-terminated printable "
+                         "text padded with NULs: not a D-ITG binary log")
+    return arr, starts
+
+
+def _words(arr: np.ndarray) -> np.ndarray:
+    """The records as rows of 36 uint32 words (a view, no copy)."""
+    return arr.view("<u4").reshape(-1, RECORD_SIZE // 4)
+
+
+def _run_starts(arr: np.ndarray) -> np.ndarray:
+    """Indices of the records whose flow key (flow id, ports, addresses)
+    differs from the previous record's. Logs come in long runs of one flow,
+    so only run starts need a closer look. Compares whole 8-byte words of
+    the record with the next one's (contiguous, fast), then picks the words
+    that hold the key: 1 (ports) and 5-15 (addresses), plus the flow id and
+    the first address bytes that share words with the seq and the size."""
+    q = arr.view("<u8").reshape(-1)
+    width = RECORD_SIZE // 8
+    ne = (q[width:] != q[:-width]).reshape(-1, width)[:, :16].view("<u8")  # 16 flags as two words
+    w = _words(arr)
+    change = ((ne[:, 0] & _KEY_FLAGS) | ne[:, 1]).astype(bool)
+    change |= (w[1:, 0] != w[:-1, 0]) | (w[1:, 9] != w[:-1, 9])
+    return np.flatnonzero(np.concatenate(([True], change)))
+
+
+def _checked_run_starts(arr: np.ndarray) -> np.ndarray | None:
+    """Run starts, or None when an address field is not printable text,
+    NUL-terminated and NUL-padded (ITGDec compares addresses with strcmp;
+    with NUL padding, comparing bytes is the same)."""
+    if not len(arr):
+        return None
+    starts = _run_starts(arr)
+    raw = np.ascontiguousarray(_words(arr)[starts, _ADDR_WORDS]).view(np.uint8)
+    for field_bytes in (raw[:, :ADDRESS_LEN], raw[:, ADDRESS_LEN:]):
+        nul = field_bytes == 0
+        first = np.where(nul.any(axis=1), nul.argmax(axis=1), -1)
+        if (first <= 0).any():
+            return None
+        before = np.arange(ADDRESS_LEN)[None, :] < first[:, None]
+        if not np.where(before, _PRINTABLE[field_bytes], field_bytes == 0).all():
+            return None
+    return starts
+
+
+def _time_ok(arr: np.ndarray) -> np.ndarray:
+    return ((arr["tx_hour"] < 24) & (arr["tx_min"] < 60) & (arr["rx_hour"] < 24) & (arr["rx_min"] < 60)
+            & (arr["tx_sec"] >= 0) & (arr["tx_sec"] < 60) & (arr["rx_sec"] >= 0) & (arr["rx_sec"] < 60))
+
+
+def _itgdec_valid(head: np.ndarray, secs: np.ndarray) -> np.ndarray | None:
+    """ITGDec's own test: it counts other records as 'Error lines' and skips
+    them. None when every record passes (the usual case, tested cheaply)."""
+    limit = 59.999999
+    top = head[:, 4:8].max(axis=0)  # tx hour, tx minute, rx hour, rx minute
+    if top[0] <= 24 and top[2] <= 24 and top[1] <= 59 and top[3] <= 59 and secs.min() >= 0 and secs.max() <= limit:
+        return None
+    hours, minutes = head[:, [4, 6]], head[:, [5, 7]]
+    return (hours <= 24).all(axis=1) & (minutes <= 59).all(axis=1) & ((secs >= 0) & (secs <= limit)).all(axis=1)
+
+
+def seconds_of_day(hour: np.ndarray, minute: np.ndarray, sec: np.ndarray) -> np.ndarray:
+    """ITGDec's ``(double)h*3600 + (double)m*60 + s``; the integer part is exact
+    either way, so it is computed in the fields' integer type (no overflow
+    for hours <= 24 and minutes <= 59, the only ones ITGDec accepts) and
+    converted while adding the seconds."""
+    return (hour * 3600 + minute * 60) + sec
+
+
+def packets_from_records(arr: np.ndarray, starts: np.ndarray) -> Packets:
+    """The valid packets of a checked log (see :func:`read_records`). The nine
+    integer fields and the two times are copied out once: every later pass
+    then reads compact memory instead of striding over 144-byte records."""
+    head = _words(arr)[:, :9].copy()
+    secs = arr.view("<f8").reshape(-1, RECORD_SIZE // 8)[:, 16:18].copy()
+    valid = _itgdec_valid(head, secs)
+    errors = 0 if valid is None else int(len(arr) - np.count_nonzero(valid))
+    if errors:
+        arr, head, secs = arr[valid], head[valid], secs[valid]
+        starts = _run_starts(arr) if len(arr) else starts[:0]
+    flow, endpoints = _flow_index(arr, starts)
+    return Packets(
+        flow=flow, endpoints=endpoints, seq=head[:, 1], size=head[:, 8],
+        tx_s=seconds_of_day(head[:, 4], head[:, 5], secs[:, 0]),
+        rx_s=seconds_of_day(head[:, 6], head[:, 7], secs[:, 1]),
+        error_lines=errors,
+    )
+
+
+def _flow_index(arr: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, list[Endpoint]]:
+    """Flow number of each record, flows in order of first appearance, keyed
+    like ITGDec by (flow id, source, source port, destination, dest port)."""
+    if not len(arr):
+        return np.zeros(0, dtype=np.int64), []
+    w = _words(arr)
+    key = np.ascontiguousarray(np.concatenate([w[starts][:, [0, 2, 3]], w[starts, _ADDR_WORDS]], axis=1))
+    _, first, inverse = np.unique(key.view(f"V{key.shape[1] * 4}").ravel(), return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))  # order of first appearance
+    rows = starts[np.sort(first)]
+    endpoints = [(int(f), s.decode("ascii"), int(sp), d.decode("ascii"), int(dp))
+                 for f, s, sp, d, dp in zip(arr["flow"][rows], arr["src"][rows], arr["src_port"][rows],
+                                            arr["dst"][rows], arr["dst_port"][rows])]
+    lengths = np.diff(np.append(starts, len(arr)))
+    return np.repeat(rank[inverse.ravel()], lengths), endpoints
+
+
+def packets_frame(packets: Packets) -> pd.DataFrame:
+    """The per-packet table: one row per valid packet, delays in seconds."""
+    ids = np.array([e[0] for e in packets.endpoints] or [0], dtype=np.int64)
+    cols = {name: np.array([e[i] for e in packets.endpoints] or [""], dtype=object)
+            for i, name in ((1, "src"), (3, "dst"))}
+    ports = {name: np.array([e[i] for e in packets.endpoints] or [0], dtype=np.int64)
+             for i, name in ((2, "src_port"), (4, "dst_port"))}
+    f = packets.flow
+    return pd.DataFrame({
+        "flow": ids[f], "seq": packets.seq, "src": cols["src"][f], "src_port": ports["src_port"][f],
+        "dst": cols["dst"][f], "dst_port": ports["dst_port"][f], "tx_s": packets.tx_s,
+        "rx_s": packets.rx_s, "size_bytes": packets.size, "delay_s": packets.rx_s - packets.tx_s,
+    })

@@ -1,0 +1,72 @@
+"""Reading single values the same way in every parser: numeric tokens, JSON
+numbers and IP addresses.
+
+Each parser used to carry its own variant of these (four ways of telling the
+IP version of an address, two of reading a number); they live here once, so
+an IPv4-mapped address or a ``nan`` token means the same to every tool.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from typing import Any
+
+_NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
+
+
+def to_float(token: str) -> float | None:
+    """A numeric token (``12``, ``-1.00``, ``1.5e3``) -> float, or None when
+    it is not a plain decimal number (``nan``, ``inf``, ``1,5`` and the empty
+    string are not)."""
+    token = token.strip()
+    if not _NUMBER.match(token):
+        return None
+    return float(token)
+
+
+def finite(value: float | None) -> float | None:
+    """``value``, or None when it is NaN or infinite: a figure a tool printed
+    as nan/inf measured nothing."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def json_number(value: Any) -> float | None:
+    """A JSON number -> float; None for null, strings, booleans and
+    non-finite values (the tolerant iperf3 loader turns nan into null)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return finite(float(value))
+
+
+def strip_zone(address: str) -> str:
+    """``fe80::1%eth0`` / ``127.0.0.1%lo`` (a scope or device suffix) -> the address."""
+    return address.split("%", 1)[0]
+
+
+def is_ipv4_mapped(address: str | None) -> bool:
+    """``::ffff:127.0.0.1``: an IPv4 peer seen on an IPv6 socket."""
+    parsed = _address(address)
+    return isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None
+
+
+def ip_version_of(address: str | None) -> int | None:
+    """4 or 6 for a printed address, None for a host name or nothing.
+    An IPv4-mapped IPv6 address is 4: the packets on the wire were IPv4."""
+    parsed = _address(address)
+    if parsed is None:
+        return None
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        return 4
+    return parsed.version
+
+
+def _address(address: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    if not address:
+        return None
+    text = strip_zone(address.strip()).strip("[]")
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
