@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
-from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes
+from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, span_s
 from analysis.parsers.text import clean_lines
 from analysis.parsers.values import ip_version_of, is_ipv4_mapped, strip_zone, to_float
 
@@ -386,7 +386,7 @@ class _TextParser:
     def _udp_client(self, stream: _Stream, own_final: _Row, record: RunRecord) -> None:
         """The client's own final line is offered load: only the relayed
         Server Report says what arrived."""
-        record.duration_s = own_final.end - own_final.start
+        record.duration_s = span_s(own_final.start, own_final.end)
         if stream.relayed is not None:
             record.side = "receiver"
             record.warnings.append("receiver statistics relayed by the server in the client's 'Server Report'")
@@ -425,7 +425,7 @@ def _udp_columns(t: re.Match[str], row: _Row) -> None:
 
 def _fill(record: RunRecord, row: _Row) -> None:
     """Copy a final report line into the record, in canonical units."""
-    record.duration_s = row.end - row.start
+    record.duration_s = span_s(row.start, row.end)
     record.throughput_mbps = row.mbps
     record.bytes = row.bytes
     record.jitter_ms = row.jitter_ms
@@ -550,7 +550,7 @@ class _CsvParser:
         final = self._final(rows)
         if final.total is None:
             record.side = "sender"
-            record.duration_s = final.end - final.start
+            record.duration_s = span_s(final.start, final.end)
             record.warnings.append(f"stream {record.flow}: the client's CSV has no server report (total -1), so "
                                    "throughput, jitter and loss at the receiver are unknown (not zero)")
             if self.errors:

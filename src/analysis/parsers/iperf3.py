@@ -18,7 +18,7 @@ from typing import Any
 
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
-from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, us_to_ms
+from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, span_s, us_to_ms
 from analysis.parsers.text import clean_lines
 from analysis.parsers.values import ip_version_of, json_number, strip_zone, to_float
 
@@ -270,7 +270,7 @@ def _common(part: dict[str, Any]) -> dict[str, Any]:
     bps = json_number(part.get("bits_per_second"))
     seconds = json_number(part.get("seconds"))
     if seconds is None and json_number(part.get("end")) is not None:
-        seconds = float(part["end"]) - float(part.get("start") or 0)
+        seconds = span_s(float(part.get("start") or 0), float(part["end"]))
     return dict(throughput_mbps=None if bps is None else bits_per_s_to_mbps(bps),
                 bytes=json_number(part.get("bytes")), duration_s=seconds)
 
@@ -590,7 +590,7 @@ def _text_records(state: _Text) -> list[RunRecord]:
 
 
 def _summary_records(state: _Text, base: dict[str, Any], line: _Line, flow: str) -> list[RunRecord]:
-    common = dict(**base, flow=flow, duration_s=line.end - line.start)
+    common = dict(**base, flow=flow, duration_s=span_s(line.start, line.end))
     if line.tag is None:  # 3.0/3.1 UDP client: one untagged line, see docs
         sender = RunRecord(**common, side="sender", throughput_mbps=line.mbps, bytes=line.bytes,
                            packets_sent=state.sent.get(line.id))
