@@ -11,6 +11,7 @@ import csv
 import json
 import math
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -46,6 +47,8 @@ app.command("collect")(reports_errors(collect_command))
 def _jsonable(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, datetime):
+        return value.isoformat()  # ISO 8601 with its offset, +00:00
     return value
 
 

@@ -8,6 +8,7 @@ foreign_iperf3/ as negative detection samples).
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,7 @@ def test_tcp_enhanced_retransmits_rtt_and_write_size():
     (rec,) = result.records
     assert result.variant == "text-enhanced-client-tcp"
     assert (rec.retransmits, rec.rtt_ms, rec.message_size_bytes) == (4.0, pytest.approx(0.475), 131072.0)
-    assert rec.started_at == "2026-11-22T01:51:50Z"
+    assert rec.started_at == datetime(2026, 11, 22, 1, 51, 50, tzinfo=timezone.utc)  # "(UTC)"
     assert rec.local_address == "127.0.0.1"  # "%lo" device suffix removed
     assert [(i.retransmits, i.rtt_ms) for i in result.intervals] == [(0.0, 0.226), (4.0, 0.091)]
 
@@ -381,3 +382,12 @@ def test_mutated_fixtures_raise_only_parse_error(text, data):
         iperf2.parse("\n".join(lines), "mutated")
     except ParseError:
         pass
+
+
+def test_start_time_in_a_named_zone_is_not_stored_without_its_offset():
+    """'on 2026-11-22 01:51:50 (CET)': a zone name is no offset; the time is
+    not stored (never a naive time beside aware ones) and the record says why."""
+    text = (HERE / "client_tcp_e.txt").read_text().replace("(UTC)", "(CET)")
+    (rec,) = iperf2.parse(text, "cet.txt").records
+    assert rec.started_at is None
+    assert any("time zone 'CET'" in w for w in rec.warnings)

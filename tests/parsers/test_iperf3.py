@@ -6,6 +6,7 @@ genuine public outputs named public_*, hand-damaged copies named damaged_*).
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -77,7 +78,8 @@ def test_tcp_json_sender_and_receiver():
     assert s.cpu_local_pct == pytest.approx(27.1271736932439)
     assert s.cpu_remote_pct == pytest.approx(51.915540015230235)
     assert (s.tool_version, s.transport, s.ip_version, s.test) == ("3.12", "TCP", 4, "forward")
-    assert s.message_size_bytes == 131072 and s.started_at == "Sun, 22 Nov 2026 01:51:33 GMT"
+    assert s.message_size_bytes == 131072
+    assert s.started_at == datetime(2026, 11, 22, 1, 51, 33, tzinfo=timezone.utc)  # timesecs 1795312293
     [iv] = r.intervals
     assert (iv.side, iv.flow, iv.retransmits, iv.rtt_ms, iv.omitted) == ("sender", "SUM", 7, 0.201, False)
     assert iv.record_index == s.record_index
@@ -377,3 +379,10 @@ def test_mutated_fixtures_raise_only_parse_error(path, start, length, insert):
             iperf3.parse(mutated, "mutant")
     except ParseError:
         pass
+
+
+def test_text_start_time_is_the_same_timestamp_type_as_json():
+    """-V prints 'Time: Mon, 23 Nov 2026 20:49:09 GMT' (RFC 1123): stored as a
+    timezone-aware UTC datetime, like JSON's timesecs and iperf 2's -e time."""
+    (s, r) = load("tcp_verbose.txt").records
+    assert s.started_at == r.started_at == datetime(2026, 11, 23, 20, 49, 9, tzinfo=timezone.utc)

@@ -18,7 +18,8 @@ import pandera.pandas as pa
 
 from analysis.parsers.records import SIDES, STATUSES, TOOLS, IntervalRecord, RunRecord
 
-_DTYPE_OF = {"str": "string", "float": "float64", "int": "Int64", "bool": "boolean", "list": "string"}
+_DTYPE_OF = {"str": "string", "float": "float64", "int": "Int64", "bool": "boolean", "list": "string",
+             "datetime": "datetime64[ns, UTC]"}
 
 # One-way delays between hosts whose clocks are not synchronised can be
 # negative; every other metric is a count, a rate, a duration or a share.

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, span_s
 from analysis.parsers.text import clean_lines
-from analysis.parsers.values import ip_version_of, is_ipv4_mapped, strip_zone, to_float
+from analysis.parsers.values import ip_version_of, is_ipv4_mapped, strip_zone, to_float, utc_from_zone_name
 
 TOOL = "iperf2"
 
@@ -130,7 +131,7 @@ class _Stream:
     rows: list[_Row] = field(default_factory=list)
     local: str | None = None
     remote: str | None = None
-    started_at: str | None = None
+    started_at: datetime | None = None
     sent: float | None = None
     relayed: _Row | None = None
     warnings: list[str] = field(default_factory=list)
@@ -251,9 +252,10 @@ class _TextParser:
         current.local, current.remote = strip_zone(m["local"]), strip_zone(m["remote"])
         current.connect_line = lineno
         if s := _STARTED.search(m["rest"]):
-            current.started_at = f"{s['date']}T{s['time']}" + ("Z" if s["tz"] == "UTC" else "")
-            if s["tz"] != "UTC":
-                current.warnings.append(f"start time printed in time zone {s['tz']}: started_at has no offset")
+            current.started_at = utc_from_zone_name(s["date"], s["time"], s["tz"])
+            if current.started_at is None:
+                current.warnings.append(f"start time {s['date']} {s['time']} printed in time zone {s['tz']!r}, "
+                                        "which is no UTC offset: started_at left empty")
 
     def _new_stream(self, flow: str) -> _Stream:
         stream = _Stream(flow=_flow_name(flow))

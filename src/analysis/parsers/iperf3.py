@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, span_s, us_to_ms
 from analysis.parsers.text import clean_lines
-from analysis.parsers.values import ip_version_of, json_number, strip_zone, to_float
+from analysis.parsers.values import ip_version_of, json_number, strip_zone, to_float, utc_from_epoch, utc_from_rfc1123
 
 TOOL = "iperf3"
 REVERSE = "_bidir_reverse"
@@ -184,10 +185,17 @@ def _json_run(doc: dict[str, Any], line: int, source: str) -> _Run:
         transport=test.get("protocol"), ip_version=ip_version_of(local),
         local_address=local, remote_address=remote,
         message_size_bytes=json_number(test.get("blksize")),
-        started_at=(start.get("timestamp") or {}).get("time"),
+        started_at=_json_start_time(start.get("timestamp")),
     )
     run.bidir = run.base["test"] == "bidir"
     return run
+
+
+def _json_start_time(stamp: Any) -> datetime | None:
+    """``timesecs`` (exact, UTC) or else the RFC 1123 ``time`` string."""
+    if not isinstance(stamp, dict):
+        return None
+    return utc_from_epoch(stamp.get("timesecs")) or utc_from_rfc1123(stamp.get("time") if isinstance(stamp.get("time"), str) else None)
 
 
 def _version(text: Any) -> str | None:
@@ -434,7 +442,7 @@ class _Text:
     cpu: tuple[float | None, float | None] = (None, None)
     sent: dict[str, float] = field(default_factory=dict)
     message_size: float | None = None
-    started_at: str | None = None
+    started_at: datetime | None = None
     last_separator: int = -1
 
 
@@ -530,7 +538,7 @@ def _context_line(state: _Text, line: str) -> None:
     elif (m := re.match(r"^iperf (3\.\S+)$", line)):
         state.version = m[1]
     elif (m := re.match(r"^Time: (.+)$", line)) and state.started_at is None:
-        state.started_at = m[1]
+        state.started_at = utc_from_rfc1123(m[1])
     elif (m := re.search(r"(\d+) byte blocks", line)):
         state.message_size = float(m[1])
 

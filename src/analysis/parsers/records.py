@@ -8,6 +8,7 @@ the tool does not report stays ``None``; it is never filled with 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from datetime import datetime
 from typing import Any, Literal
 
 Tool = Literal["netperf", "iperf2", "iperf3", "ditg"]
@@ -31,7 +32,7 @@ class RunRecord:
     message_size_bytes: float | None = None  # send size; the request size of request/response tests
     response_size_bytes: float | None = None  # request/response tests only
     duration_s: float | None = None
-    started_at: str | None = None  # ISO 8601 as printed by the tool, if it prints one
+    started_at: datetime | None = None  # timezone-aware (UTC); None when the tool prints no start or no zone offset
     # metrics
     throughput_mbps: float | None = None
     transactions_per_s: float | None = None

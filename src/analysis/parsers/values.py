@@ -1,5 +1,5 @@
 """Reading single values the same way in every parser: numeric tokens, JSON
-numbers and IP addresses.
+numbers, IP addresses and start times.
 
 Each parser used to carry its own variant of these (four ways of telling the
 IP version of an address, two of reading a number); they live here once, so
@@ -11,6 +11,8 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 _NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
@@ -68,5 +70,45 @@ def _address(address: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Addre
     text = strip_zone(address.strip()).strip("[]")
     try:
         return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+# Start times: every parser stores a timezone-aware datetime in UTC, or None.
+# A time printed without an offset (iperf 2's "(CET)") cannot be placed on the
+# time line without guessing the zone's rules, so it is not stored.
+
+_UTC_NAMES = frozenset({"UTC", "GMT", "Z", "UT"})
+
+
+def utc_from_epoch(seconds: Any) -> datetime | None:
+    """Seconds since the epoch (iperf3's ``timesecs``) -> UTC datetime."""
+    value = json_number(seconds)
+    if value is None or not 0 <= value < 253402300800:  # up to 9999-12-31
+        return None
+    return datetime.fromtimestamp(value, tz=timezone.utc)
+
+
+def utc_from_rfc1123(text: str | None) -> datetime | None:
+    """``Sun, 22 Nov 2026 01:51:33 GMT`` (iperf3's ``Time:``) -> UTC datetime;
+    None when the text is no such date or names no offset."""
+    if not text:
+        return None
+    try:
+        parsed = parsedate_to_datetime(text.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if parsed.tzinfo is None:
+        return None
+    return parsed.astimezone(timezone.utc)
+
+
+def utc_from_zone_name(date: str, time: str, zone: str) -> datetime | None:
+    """``2026-11-22 01:51:50 (UTC)`` as iperf 2 prints it -> UTC datetime;
+    None for any zone other than UTC/GMT (a name is no offset)."""
+    if zone.strip() not in _UTC_NAMES:
+        return None
+    try:
+        return datetime.fromisoformat(f"{date}T{time}").replace(tzinfo=timezone.utc)
     except ValueError:
         return None
