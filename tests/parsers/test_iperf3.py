@@ -386,3 +386,29 @@ def test_text_start_time_is_the_same_timestamp_type_as_json():
     timezone-aware UTC datetime, like JSON's timesecs and iperf 2's -e time."""
     (s, r) = load("tcp_verbose.txt").records
     assert s.started_at == r.started_at == datetime(2026, 11, 23, 20, 49, 9, tzinfo=timezone.utc)
+
+
+def test_udp_bidir_parallel_streams_are_matched_by_socket_and_direction():
+    """--bidir -u -P 2 -J (3.12): sum_sent_bidir_reverse says sender: true, yet
+    the client receives in that direction; its streams are sockets 9 and 12
+    (sender: false), not copies of the forward sockets 5 and 7."""
+    r = load("udp_bidir_parallel2_json.json")
+    flows = [(x.flow, x.side) for x in r.records]
+    assert [f for f, s in flows if s == "sender"] == ["SUM", "5", "7", "SUM_bidir_reverse", "9_bidir_reverse",
+                                                      "12_bidir_reverse"]
+    assert rec(r, "5").bytes == 1249280 and rec(r, "9_bidir_reverse").bytes == 1250304
+    assert rec(r, "9_bidir_reverse", "receiver").jitter_ms == pytest.approx(0.07038650660348743)
+    assert rec(r, "12_bidir_reverse", "receiver").jitter_ms == pytest.approx(0.06909591085385247)
+    assert rec(r, "5", "receiver").jitter_ms == pytest.approx(0.009812889705795804)
+    # the server's text of the same run names the same directions
+    s = load("server_udp_bidir_parallel2.txt")
+    assert rec(s, "SUM", "receiver").packets_received == 2440
+    assert rec(s, "SUM_bidir_reverse", "sender").packets_sent == 2442
+
+
+def test_bidir_stream_without_a_sender_flag_is_refused():
+    import json
+    doc = json.loads((HERE / "udp_bidir_parallel2_json.json").read_text())
+    del doc["end"]["streams"][2]["udp"]["sender"]
+    with pytest.raises(ParseError, match="without a 'sender' flag"):
+        iperf3.parse(json.dumps(doc), "noflag.json")

@@ -238,13 +238,28 @@ def _direction_records(run: _Run, end: dict[str, Any], sfx: str) -> list[RunReco
 
 
 def _streams_of(run: _Run, end: dict[str, Any], sfx: str) -> list[dict[str, Any]]:
-    """End streams of one direction: a stream belongs to the direction whose
-    sum carries the same ``sender`` flag (only --bidir mixes them)."""
+    """End streams of one direction (only --bidir mixes them): each stream,
+    named by its socket, carries its own ``sender`` flag, i.e. whether the
+    host that wrote the output sent on it; the direction says whether that
+    host sends. The sums' flags are not evidence: 3.12 marks
+    ``sum_sent_bidir_reverse`` of a UDP run ``sender: true`` though the
+    client receives in that direction."""
     streams = end.get("streams") or []
     if not run.bidir:
         return streams
-    flag = end["sum_sent" + sfx].get("sender")
-    return [s for s in streams if _stream_sides(s)[0].get("sender") == flag]
+    sends = run.local_sends(sfx)
+    mine, sockets = [], set()
+    for stream in streams:
+        side = _stream_sides(stream)[0]
+        if not isinstance(side.get("sender"), bool):
+            raise ParseError(run.source, run.line, f"--bidir stream (socket {side.get('socket')!r}) without a "
+                             "'sender' flag: its direction cannot be told")
+        if side["sender"] == sends:
+            if side.get("socket") in sockets:
+                raise ParseError(run.source, run.line, f"socket {side.get('socket')!r} twice in one direction of 'end.streams'")
+            sockets.add(side.get("socket"))
+            mine.append(stream)
+    return mine
 
 
 def _stream_id(stream: dict[str, Any]) -> str:
