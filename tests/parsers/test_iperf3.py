@@ -412,3 +412,23 @@ def test_bidir_stream_without_a_sender_flag_is_refused():
     del doc["end"]["streams"][2]["udp"]["sender"]
     with pytest.raises(ParseError, match="without a 'sender' flag"):
         iperf3.parse(json.dumps(doc), "noflag.json")
+
+
+def test_title_prefix_is_removed_from_every_text_line():
+    """--title T: every text line starts with 'T:  ' (a blank one is 'T:')."""
+    r = load("tcp_title.txt")
+    assert r.variant == "text-client"
+    s, v = rec(r), rec(r, side="receiver")
+    assert (s.test, s.transport, s.local_address, s.retransmits) == ("forward", "TCP", "127.0.0.1", 1)
+    assert s.throughput_mbps == 14700.0 and v.throughput_mbps == 14600.0
+    assert s.bytes == round(1.71 * GiB) and s.duration_s == 1.0
+    # a title may hold colons and blanks itself
+    text = (HERE / "tcp_title.txt").read_text().replace("T:", "run 7: a:  b:")
+    assert [x.to_dict() for x in iperf3.parse(text, "t").records] == [x.to_dict() for x in iperf3.parse(
+        (HERE / "tcp_title.txt").read_text(), "t").records]
+
+
+def test_title_in_json_is_no_obstacle():
+    r = load("tcp_title_json.json")
+    assert [(x.side, x.test) for x in r.records] == [("sender", "forward"), ("receiver", "forward")]
+    assert rec(r).bytes == 1543897088 and rec(r).retransmits == 9

@@ -41,7 +41,7 @@ _TIMESTAMP = re.compile(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d
 def detect(text: str) -> bool:
     """iperf3 from content: a JSON run/event document, or text with an
     iperf3-only marker (iperf 2 never prints these)."""
-    cleaned = "\n".join(_strip_timestamp(l) for l in clean_lines(text[:200_000]))
+    cleaned = "\n".join(_strip_timestamp(l) for l in untitled(clean_lines(text[:200_000])))
     head = cleaned.lstrip()
     if head.startswith("{"):
         return bool(_JSON_EVENT.match(head) or _JSON_RUN.search(head[:20_000]))
@@ -49,10 +49,33 @@ def detect(text: str) -> bool:
 
 
 def parse(text: str, source: str = "<string>") -> ParseResult:
-    lines = clean_lines(text)
+    lines = untitled(clean_lines(text))
     if "".join(lines).lstrip().startswith("{"):
         return _parse_json(lines, source)
     return _parse_text(lines, source)
+
+
+_TITLE_GAP = ":  "  # iperf3 --title T prints "T:  " before every text line
+
+
+def untitled(lines: list[str]) -> list[str]:
+    """Lines without the ``--title`` prefix. iperf3 prints ``TITLE:  `` (colon,
+    two blanks) before every text line and ``TITLE:`` alone for a blank line;
+    no line of its own output has that gap, so the prefix is the longest
+    ``X:  `` start of the first line that the non-blank lines share (the title
+    may itself hold colons and blanks; a few lines merged from another stream
+    keep their text)."""
+    first = next((l for l in lines if l.strip()), "")
+    if _TITLE_GAP not in first or first.lstrip().startswith("{"):
+        return lines
+    cuts = [i for i in range(len(first)) if first.startswith(_TITLE_GAP, i)]
+    for cut in reversed(cuts):
+        title = first[:cut]
+        prefix, alone = title + _TITLE_GAP, title + ":"
+        titled = [l.startswith(prefix) or l == alone for l in lines if l.strip()]
+        if all(titled) or sum(titled) >= max(2, 0.9 * len(titled)):
+            return [l[len(prefix):] if l.startswith(prefix) else "" if l == alone else l for l in lines]
+    return lines
 
 
 # ---------------------------------------------------------------- tolerant JSON
