@@ -432,3 +432,16 @@ def test_title_in_json_is_no_obstacle():
     r = load("tcp_title_json.json")
     assert [(x.side, x.test) for x in r.records] == [("sender", "forward"), ("receiver", "forward")]
     assert rec(r).bytes == 1543897088 and rec(r).retransmits == 9
+
+
+@pytest.mark.parametrize("name", ["server_tcp_reverse.txt", "server_udp_reverse.txt", "server_tcp_reverse_json.json"])
+def test_server_log_of_a_reverse_run_is_labelled_reverse(name):
+    """The server of a -R run prints no 'Reverse mode' line; its own interval
+    columns (Retr/Cwnd, or datagram counts without jitter) show it sent."""
+    r = load(name)
+    assert {(x.test, x.side) for x in r.records} == {("reverse", "sender")}
+
+
+@pytest.mark.parametrize("name", ["server_tcp.txt", "server_udp.txt", "server_tcp_parallel2.txt", "server_tcp_json.json"])
+def test_server_log_of_a_forward_run_stays_forward(name):
+    assert {x.test for x in load(name).records} == {"forward"}

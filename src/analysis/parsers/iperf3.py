@@ -632,7 +632,22 @@ def _text_records(state: _Text) -> list[RunRecord]:
     records: list[RunRecord] = []
     for line in summaries:
         records.extend(_summary_records(state, base, line, flows[line.number]))
-    return _drop_server_zeros(state, records)
+    records = _drop_server_zeros(state, records)
+    if state.is_server and base["test"] == "forward" and _server_sent(state, records):
+        for rec in records:  # a 3.x server does not print "Reverse mode": its own data say it sent
+            rec.test = "reverse"
+    return records
+
+
+def _server_sent(state: _Text, records: list[RunRecord]) -> bool:
+    """Whether a (non-bidir) server sent the data, i.e. the client ran -R:
+    its interval lines have the sender's columns (TCP Retr/Cwnd, UDP packet
+    counts without jitter), or, without intervals, its only measured summary
+    is the sender's."""
+    intervals = [l for l in state.lines if not l.summary]
+    if intervals:
+        return all(l.retransmits is not None or l.packets is not None for l in intervals)
+    return {r.side for r in records} == {"sender"}
 
 
 def _summary_records(state: _Text, base: dict[str, Any], line: _Line, flow: str) -> list[RunRecord]:
