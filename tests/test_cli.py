@@ -76,3 +76,12 @@ def test_parse_hint_says_what_the_output_cannot():
     bad = runner.invoke(app, ["parse", "--hint", "ditg.colour=blue", path])
     assert bad.exit_code == 1 and "parser hint 'colour' is not one the ditg parser takes" in bad.stderr
     assert runner.invoke(app, ["parse", "--hint", "nonsense", path]).exit_code == 2
+
+
+def test_parse_prints_the_parsers_file_warnings_on_stderr():
+    path = FIX / "ditg/rttm4_send_summary.txt"
+    result = runner.invoke(app, ["parse", str(path)])
+    assert result.exit_code == 0 and result.stdout
+    assert f"{path}: warning: no meter hint" in result.stderr
+    result = runner.invoke(app, ["parse", "--hint", "ditg.meter=rttm", str(path)])
+    assert result.exit_code == 0 and result.stderr == ""

@@ -86,6 +86,8 @@ def parse(
             print(f"{path}:-: cannot read: {exc.strerror}", file=sys.stderr)
             failed = True
             continue
+        for warning in result.warnings:
+            print(f"{path}: warning: {warning}", file=sys.stderr)
         if packets:
             rows = [] if result.packets is None else result.packets.assign(source_path=str(path)).to_dict("records")
         elif intervals:

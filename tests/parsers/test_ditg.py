@@ -344,3 +344,30 @@ def test_mutated_text_raises_only_parse_errors(name, at, insert):
         ditg.parse(mutated, "mut.txt", series="bitrate")
     except ParseError:
         pass
+
+
+@pytest.mark.parametrize("name", ["rttm4_send_summary.txt", "rttm4.send.bin", "udp4_recv_summary.txt", "udp4.recv.bin",
+                                  "udp6_recv_packets.txt"])
+def test_a_receiver_looking_log_without_a_meter_hint_carries_a_warning(name):
+    """ITGSend's log of a round-trip run (-m rttm) is indistinguishable from a
+    receiver's one-way log: read without a hint, the file says so."""
+    res = parse_file(FIX / name)
+    assert res.variant.endswith("receiver")
+    assert len(res.warnings) == 1 and "-m rttm" in res.warnings[0] and "ditg.meter=" in res.warnings[0]
+    for meter in ("owdm", "rttm"):
+        assert parse_file(FIX / name, hints={"ditg": {"meter": meter}}).warnings == []
+
+
+@pytest.mark.parametrize("name", ["udp4_send_summary.txt", "udp4.send.bin"])
+def test_a_sender_log_is_not_ambiguous(name):
+    res = parse_file(FIX / name)
+    assert res.variant.endswith("sender") and res.warnings == []
+
+
+def test_negative_delays_are_one_way_without_doubt():
+    """Two hosts' unsynchronised clocks give negative one-way delays, which no
+    round trip (one clock) can: no warning then. Derived from a genuine log."""
+    arr = np.frombuffer((FIX / "udp4.recv.bin").read_bytes(), ditg_log.RECORD).copy()
+    arr["rx_sec"] = arr["tx_sec"] - 0.0001
+    res = ditg.parse_binary(arr.tobytes(), "skewed.bin")
+    assert res.records[0].owd_ms < 0 and res.warnings == []

@@ -46,6 +46,7 @@ class FileOutcome:
     records: int = 0
     tool: str | None = None
     variant: str | None = None
+    warnings: list[str] | None = None  # the parser's warnings about the whole file (ParseResult.warnings)
 
 
 @dataclass
@@ -192,7 +193,8 @@ class _FileIngest:
         failed = [r for r in result.records if r.status == "failed"]
         outcome = "failed" if failed else "parsed"
         reason = failed[0].error if failed else None
-        return FileOutcome(rel, outcome, reason=reason, records=len(rows), tool=result.tool, variant=result.variant)
+        return FileOutcome(rel, outcome, reason=reason, records=len(rows), tool=result.tool, variant=result.variant,
+                           warnings=list(result.warnings) or None)
 
 
 def _conflicts(levels: dict[str, Any], row: dict[str, Any]) -> list[str]:
@@ -288,6 +290,10 @@ def summary_lines(result: IngestResult) -> list[str]:
     ]
     if result.warnings:
         lines.append(f"  {result.warnings} records carry warnings (see the 'warnings' column)")
+    noted = [f for f in result.files if f.warnings]
+    if noted:
+        lines.append(f"  {len(noted)} files carry parser warnings about the whole file (see 'files' in ingest.json), "
+                     f"e.g. {noted[0].path}: {noted[0].warnings[0]}")  # type: ignore[index]
     for f in result.files:
         if f.outcome == "rejected":
             lines.append(f"  rejected {f.path}:{f.line if f.line is not None else '-'}: {f.reason}")

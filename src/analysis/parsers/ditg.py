@@ -28,8 +28,8 @@ from analysis.errors import ParseError
 from analysis.parsers import units
 from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, Packets, detect_binary, packets_frame, \
     packets_from_records, read_records, seconds_of_day
-from analysis.parsers.ditg_records import check_meter, fill_metrics, log_kind, records_from_summary, \
-    set_endpoints, shared_flow_warnings
+from analysis.parsers.ditg_records import check_meter, fill_metrics, log_kind, meter_warnings, \
+    records_from_summary, set_endpoints, shared_flow_warnings
 from analysis.parsers.ditg_stats import summarize
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.text import clean_lines
@@ -208,7 +208,8 @@ def _parse_summary(lines: list[str], source: str, meter: str | None) -> ParseRes
                                                for b in reader.blocks])
     records = [_summary_record(b, kind, reader.version, i, shared.get(i, []))
                for i, b in enumerate(reader.blocks + [reader.total])]
-    return ParseResult(TOOL, f"summary-{kind}", records)
+    total_min = reader.total.fields["min"][0]
+    return ParseResult(TOOL, f"summary-{kind}", records, warnings=meter_warnings(kind, meter, total_min))
 
 
 def _check_complete(reader: _Summary, source: str, nlines: int) -> None:
@@ -353,7 +354,8 @@ def _parse_packet_log(text: str, source: str, meter: str | None) -> ParseResult:
     summary = summarize(packets)
     records = records_from_summary(summary, meter)
     kind = log_kind(summary.sender_log, meter)
-    return ParseResult(TOOL, f"packets-{kind}", records, packets=packets_frame(packets))
+    return ParseResult(TOOL, f"packets-{kind}", records, packets=packets_frame(packets),
+                       warnings=meter_warnings(kind, meter, summary.total.min_delay_s))
 
 
 def _packet_flows(flow_ids, src, src_port, dst, dst_port) -> tuple[np.ndarray, list]:
@@ -384,5 +386,6 @@ def parse_binary(data: bytes, source: str = "<bytes>", meter: str | None = None)
         raise ParseError(source, None, f"no valid packet: all {packets.error_lines} records have "
                          "out-of-range times (ITGDec: 'Empty log file')")
     summary = summarize(packets)
-    variant = "binary-" + log_kind(summary.sender_log, meter)
-    return ParseResult(TOOL, variant, records_from_summary(summary, meter))
+    kind = log_kind(summary.sender_log, meter)
+    return ParseResult(TOOL, f"binary-{kind}", records_from_summary(summary, meter),
+                       warnings=meter_warnings(kind, meter, summary.total.min_delay_s))

@@ -26,6 +26,20 @@ def log_kind(sender_log: bool, meter: str | None) -> str:
     return "sender" if sender_log else "receiver"
 
 
+AMBIGUOUS_METER = ("no meter hint, and delays that are all >= 0: read as a one-way receiver log (owd_*), but "
+                   "ITGSend's own log of a round-trip run (-m rttm) looks exactly the same; say which with the hint "
+                   "ditg.meter=owdm or ditg.meter=rttm (netrepro parse --hint, or parser_hints in the manifest)")
+
+
+def meter_warnings(kind: str, meter: str | None, min_delay_s: float) -> list[str]:
+    """What a reader must be told about a log read without a meter hint.
+    Only a receiver-looking log is ambiguous: a sender log has no delays and
+    a negative delay (clocks of two hosts) cannot be a round trip."""
+    if meter is None and kind == "receiver" and min_delay_s >= 0:
+        return [AMBIGUOUS_METER]
+    return []
+
+
 def records_from_summary(summary: Summary, meter: str | None = None) -> list[RunRecord]:
     """One record per flow and one for the TOTAL (flow="TOTAL")."""
     kind = log_kind(summary.sender_log, meter)

@@ -118,11 +118,15 @@ INTERVAL_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(IntervalRecord))
 
 @dataclass(slots=True)
 class ParseResult:
-    """A parser's answer for one file: its run records, its time series and,
-    for packet logs, its per-packet table (a pandas DataFrame or None)."""
+    """A parser's answer for one file: its run records, its time series,
+    for packet logs its per-packet table (a pandas DataFrame or None), and
+    warnings about the file as a whole: what the content could not decide and
+    the parser had to read one way (the CLI prints them, ingest keeps them in
+    the file's account). A warning about a record is in its ``warnings``."""
 
     tool: str
     variant: str
     records: list[RunRecord] = field(default_factory=list)
     intervals: list[IntervalRecord] = field(default_factory=list)
     packets: Any = None
+    warnings: list[str] = field(default_factory=list)
