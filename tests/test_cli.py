@@ -85,3 +85,19 @@ def test_parse_prints_the_parsers_file_warnings_on_stderr():
     assert f"{path}: warning: no meter hint" in result.stderr
     result = runner.invoke(app, ["parse", "--hint", "ditg.meter=rttm", str(path)])
     assert result.exit_code == 0 and result.stderr == ""
+
+
+@pytest.mark.parametrize("name, count", [("ditg/udp4.recv.bin", 198), ("ditg/udp6_recv_packets.txt", 148)])
+def test_parse_packets_prints_every_packet_of_a_binary_or_text_log(name, count):
+    result = runner.invoke(app, ["parse", "--packets", "--hint", "ditg.meter=owdm", str(FIX / name)])
+    assert result.exit_code == 0, result.stderr
+    rows = [json.loads(l) for l in result.stdout.splitlines()]
+    assert len(rows) == count and rows[0]["seq"] == 1 and rows[0]["source_path"] == str(FIX / name)
+    assert {"flow", "src", "dst", "tx_s", "rx_s", "size_bytes", "delay_s"} <= set(rows[0])
+
+
+def test_parse_packets_says_why_an_output_has_none():
+    path = FIX / "iperf3/tcp_client.txt"
+    result = runner.invoke(app, ["parse", "--packets", str(path)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert f"{path}: no per-packet rows" in result.stderr and "D-ITG packet logs" in result.stderr

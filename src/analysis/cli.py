@@ -77,7 +77,7 @@ def parse(
     writer = None
     for path in files:
         try:
-            result = parse_file(path, hints=hints)
+            result = parse_file(path, hints=hints, packets=packets)
         except ParseError as exc:
             print(str(exc), file=sys.stderr)
             failed = True
@@ -89,7 +89,12 @@ def parse(
         for warning in result.warnings:
             print(f"{path}: warning: {warning}", file=sys.stderr)
         if packets:
-            rows = [] if result.packets is None else result.packets.assign(source_path=str(path)).to_dict("records")
+            if result.packets is None:
+                print(f"{path}: no per-packet rows: this {result.tool} output ({result.variant}) has none (only D-ITG "
+                      "packet logs do: binary ITGRecv/ITGSend -l logs and ITGDec -l text)", file=sys.stderr)
+                failed = True
+                continue
+            rows = result.packets.assign(source_path=str(path)).to_dict("records")
         elif intervals:
             rows = [iv.to_dict() | {"source_path": str(path)} for iv in result.intervals]
         else:

@@ -371,3 +371,12 @@ def test_negative_delays_are_one_way_without_doubt():
     arr["rx_sec"] = arr["tx_sec"] - 0.0001
     res = ditg.parse_binary(arr.tobytes(), "skewed.bin")
     assert res.records[0].owd_ms < 0 and res.warnings == []
+
+
+def test_binary_packets_table_on_request():
+    data = (FIX / "udp4.recv.bin").read_bytes()
+    assert ditg.parse_binary(data, "u.bin").packets is None  # not built for a summary
+    table = ditg.parse_binary(data, "u.bin", packets=True).packets
+    assert len(table) == 198 and list(table.seq[:3]) == [1, 2, 3]
+    assert table.delay_s.iloc[0] == pytest.approx(0.000038, abs=1e-9)
+    assert len(parse_bytes(data, "u.bin", packets=True).packets) == 198

@@ -58,20 +58,26 @@ def parse_text(text: str, source: str = "<string>", hints: Hints | None = None) 
     raise ParseError(source, first, "not recognised as an output of netperf, iperf 2, iperf3 or D-ITG")
 
 
-def parse_bytes(data: bytes, source: str = "<bytes>", hints: Hints | None = None) -> ParseResult:
+def parse_bytes(data: bytes, source: str = "<bytes>", hints: Hints | None = None,
+                packets: bool = False) -> ParseResult:
+    """Parse one output given as bytes (a D-ITG binary log, or text in any
+    encoding :func:`.text.decode` reads). ``packets=True`` asks for the
+    per-packet table of a D-ITG binary log too (a text packet log always
+    has it; other outputs have none)."""
     if not data.strip(b" \t\r\n\x00"):
         raise ParseError(source, 1, "empty output: nothing to parse")
     binary, padding = _binary_log(data)
     if binary is not None:
         options = _hints_for(ditg.TOOL, hints, source)
-        result = ditg.parse_binary(binary, source, **{k: v for k, v in options.items() if k == "meter"})
+        result = ditg.parse_binary(binary, source, options.get("meter"), packets=packets)
         return _warn_padding(result, padding)
     return parse_text(decode(data), source, hints)
 
 
-def parse_file(path: str | Path, source: str | None = None, hints: Hints | None = None) -> ParseResult:
+def parse_file(path: str | Path, source: str | None = None, hints: Hints | None = None,
+               packets: bool = False) -> ParseResult:
     path = Path(path)
-    return parse_bytes(path.read_bytes(), source or str(path), hints)
+    return parse_bytes(path.read_bytes(), source or str(path), hints, packets)
 
 
 def _without_nul_padding(text: str) -> tuple[str, int]:

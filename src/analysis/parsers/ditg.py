@@ -376,16 +376,21 @@ def _raise_first_bad_packet_line(text: str, source: str) -> None:
 
 # --- binary log ----------------------------------------------------------------
 
-def parse_binary(data: bytes, source: str = "<bytes>", meter: str | None = None) -> ParseResult:
+def parse_binary(data: bytes, source: str = "<bytes>", meter: str | None = None,
+                 packets: bool = False) -> ParseResult:
     """A binary D-ITG log -> one record per flow and the TOTAL, as ITGDec
     would summarise it. ``meter="rttm"`` says the log is ITGSend's in
-    round-trip mode (the content cannot tell): delays go to ``rtt_*``."""
+    round-trip mode (the content cannot tell): delays go to ``rtt_*``.
+    ``packets=True`` also builds the per-packet table (``ParseResult.packets``,
+    one row per valid packet); it is off by default because a long log makes
+    a table of many million rows that a summary does not need."""
     check_meter(meter, source)
-    packets = packets_from_records(*read_records(data, source))
-    if not len(packets.seq):
-        raise ParseError(source, None, f"no valid packet: all {packets.error_lines} records have "
+    valid = packets_from_records(*read_records(data, source))
+    if not len(valid.seq):
+        raise ParseError(source, None, f"no valid packet: all {valid.error_lines} records have "
                          "out-of-range times (ITGDec: 'Empty log file')")
-    summary = summarize(packets)
+    summary = summarize(valid)
     kind = log_kind(summary.sender_log, meter)
     return ParseResult(TOOL, f"binary-{kind}", records_from_summary(summary, meter),
+                       packets=packets_frame(valid) if packets else None,
                        warnings=meter_warnings(kind, meter, summary.total.min_delay_s))
