@@ -16,7 +16,7 @@ from dataclasses import fields
 import pandas as pd
 import pandera.pandas as pa
 
-from analysis.parsers.records import SIDES, STATUSES, TOOLS, IntervalRecord, RunRecord
+from analysis.parsers.records import DIRECTIONS, SIDES, STATUSES, TOOLS, IntervalRecord, RunRecord
 
 _DTYPE_OF = {"str": "string", "float": "float64", "int": "Int64", "bool": "boolean", "list": "string",
              "datetime": "datetime64[ns, UTC]"}
@@ -50,7 +50,7 @@ def _column(name: str, dtype: str) -> pa.Column:
         checks.append(pa.Check.ge(0))
     if name in _PERCENT_MAX_100:
         checks.append(pa.Check.le(100))
-    allowed = {"tool": TOOLS, "status": STATUSES, "side": SIDES, "transport": ("TCP", "UDP")}
+    allowed = {"tool": TOOLS, "status": STATUSES, "side": SIDES, "direction": DIRECTIONS, "transport": ("TCP", "UDP")}
     if name in allowed:
         checks.append(pa.Check.isin(list(allowed[name])))
     if name == "ip_version":

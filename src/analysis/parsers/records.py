@@ -14,6 +14,9 @@ from typing import Any, Literal
 Tool = Literal["netperf", "iperf2", "iperf3", "ditg"]
 TOOLS: tuple[str, ...] = ("netperf", "iperf2", "iperf3", "ditg")
 SIDES: tuple[str, ...] = ("sender", "receiver", "both")
+# Which way the data of a record flowed: from the host that ran the client
+# (iperf -c) to the server, back, or both ways (an aggregate of both).
+DIRECTIONS: tuple[str, ...] = ("client-to-server", "server-to-client", "both")
 STATUSES: tuple[str, ...] = ("ok", "failed")
 
 
@@ -26,6 +29,7 @@ class RunRecord:
     transport: str | None = None  # "TCP" | "UDP"
     ip_version: int | None = None  # 4 | 6
     side: str | None = None  # "sender" | "receiver" | "both"
+    direction: str | None = None  # "client-to-server" | "server-to-client" | "both" (iperf 2, iperf3)
     flow: str | None = None  # D-ITG flow id, iperf stream id, "SUM" for aggregates
     local_address: str | None = None
     remote_address: str | None = None
@@ -35,11 +39,13 @@ class RunRecord:
     started_at: datetime | None = None  # timezone-aware (UTC); None when the tool prints no start or no zone offset
     # metrics
     throughput_mbps: float | None = None
+    offered_mbps: float | None = None  # a UDP sender's own rate (what it offered), never what arrived
     transactions_per_s: float | None = None
     rtt_ms: float | None = None
     rtt_min_ms: float | None = None
     rtt_max_ms: float | None = None
     rtt_sd_ms: float | None = None
+    rtt_last_sample_ms: float | None = None  # one RTT sample (iperf 2 -e: tcp_info at the end), not a mean
     latency_p50_ms: float | None = None
     latency_p90_ms: float | None = None
     latency_p99_ms: float | None = None
