@@ -16,14 +16,14 @@ from datetime import datetime
 
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
-from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, span_s
+from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, span_s, us_to_ms
 from analysis.parsers.text import clean_lines
 from analysis.parsers.values import ip_version_of, is_ipv4_mapped, strip_zone, to_float, utc_from_zone_name
 
 TOOL = "iperf2"
 
 _NUM = r"\d+(?:\.\d+)?"
-_ID = r"^\[\s*(?P<id>\d+|SUM(?:-\d+)?)\s*\]\s*"
+_ID = r"^\[\s*(?P<id>\*?\d+|SUM(?:-\d+)?|FD\d+)\s*\]\s*"
 _REPORT = re.compile(
     _ID + rf"(?P<start>{_NUM})\s*-\s*(?P<end>{_NUM})\s+sec\s+"
     rf"(?P<size>{_NUM})\s+(?P<size_unit>[KMGT]?Bytes)\s+"
@@ -52,13 +52,14 @@ _TAIL_TCP_E = re.compile(
 )
 _TAIL_UDP_E_CLIENT = re.compile(r"^\s+\d+/\d+\s+\d+\s+pps$")
 _TAIL_TCP_E_SERVER = re.compile(r"^\s+\d+=[\d:]+$")
+_TAIL_UDP_DATAGRAMS_PPS = re.compile(r"^\s+\d+\s+\d+ pps$")
 
-_CLIENT = re.compile(r"^Client connecting to (?P<host>\S+), (?P<transport>TCP|UDP) port \d+")
-_SERVER = re.compile(r"^Server listening on (?P<transport>TCP|UDP) port \d+")
+_CLIENT = re.compile(r"^Client connecting to (?P<host>\S+), (?P<transport>TCP|UDP) port (?P<port>\d+)")
+_SERVER = re.compile(r"^Server listening on (?P<transport>TCP|UDP) port (?P<port>\d+)")
 _DATAGRAMS = re.compile(r"^(?:Sending|Receiving) (?P<n>\d+) byte datagrams")
 _WRITE_BUFFER = re.compile(rf"^Write buffer size:\s*(?P<n>{_NUM})\s*(?P<unit>[KMG]?Byte)\b")
 _VERSION = re.compile(r"^iperf version (?P<v>\S+)")
-_ERROR = re.compile(r"^(?:(?:tcp|udp) )?(?:connect|read|write|recv|send|bind|listen)\w* failed: .+$", re.IGNORECASE)
+_ERROR = re.compile(r"^(?:(?:tcp|udp) )?(?:connect|read|write|recv|send|bind|listen|shutdown)\w* failed: .+$", re.IGNORECASE)
 _WARNING = re.compile(r"^WARNING: .+$")
 
 _CSV = re.compile(r"^\d{14}(?:\.\d{3})?,")
@@ -71,7 +72,7 @@ _IPERF3_MARKERS = re.compile(
 )
 _IPERF2_MARKERS = re.compile(
     r"^Client connecting to \S+, (?:TCP|UDP) port \d+|^Server listening on (?:TCP|UDP) port \d+|"
-    r"^\[\s*(?:\d+|SUM)\s*\] local \S+ port \d+ connected with \S+ port \d+"
+    r"^\[\s*(?:\*?\d+|SUM)\s*\] local \S+ port \d+ connected with \S+ port \d+"
 )
 
 
@@ -83,8 +84,11 @@ def detect(text: str) -> bool:
         return False
     if any(_IPERF2_MARKERS.search(line) for line in lines):
         return True
-    data = [line for line in lines if line.strip()]
-    return bool(data) and all(_is_csv_row(line) for line in data)
+    # -y C: CSV rows, and maybe the tool's error words on stderr (a UDP run
+    # whose server died prints its row and 'read failed: ...')
+    data = [line.strip() for line in lines if line.strip()]
+    rows = [_is_csv_row(line) for line in data]
+    return any(rows) and all(r or _ERROR.match(l) or _WARNING.match(l) for r, l in zip(rows, data))
 
 
 def _is_csv_row(line: str) -> bool:
@@ -123,12 +127,34 @@ class _Row:
 
 
 @dataclass
+class _Conn:
+    """A ``[ N] local A port P connected with B port Q (flags)`` line: one
+    connection and what it says about the direction of its data."""
+
+    number: str  # the stream id without the 2.1 star
+    lineno: int
+    local: str
+    lport: int
+    remote: str
+    rport: int
+    starred: bool  # "[ *2] local ...": a 2.1 server's connection back to a -d/-r client
+    reverse: bool  # "(reverse)": -R
+    full_duplex: bool  # "(full-duplex)"
+    session: int
+
+
+@dataclass
 class _Stream:
     """The report lines of one stream id in one session (ids are reused by
-    2.0.x servers, so a server log holds several streams with the same id)."""
+    2.0.x servers, so a server log holds several streams with the same id).
+    ``key`` is the id as printed: 2.1 prefixes ``*`` to the reports of a
+    stream that runs against its host's usual direction (``[ *1]``)."""
 
     flow: str
     rows: list[_Row] = field(default_factory=list)
+    key: str = ""
+    session: int = 0
+    conn: _Conn | None = None
     local: str | None = None
     remote: str | None = None
     started_at: datetime | None = None
@@ -148,6 +174,11 @@ class _Stream:
         last = self.rows[-1] if self.rows else None
         return last if last is not None and last.start == 0 else None
 
+    @property
+    def aggregate(self) -> bool:
+        """``[SUM]`` (all streams of a session) or ``[FD1]`` (both directions of a full-duplex stream)."""
+        return self.flow == "SUM" or self.flow.startswith("FD")
+
 
 def _ip_version(address: str | None, warnings: list[str]) -> int | None:
     """IP family from an address as printed; an IPv4-mapped IPv6 address
@@ -161,13 +192,22 @@ def _ip_version(address: str | None, warnings: list[str]) -> int | None:
 # ---------------------------------------------------------------- text
 
 
+@dataclass
+class _Orientation:
+    """Which way a stream's data went, seen from the host that printed it."""
+
+    side: str | None = None  # sender | receiver | both
+    direction: str | None = None  # client-to-server | server-to-client | both
+    test: str | None = None  # forward | reverse | dual | full-duplex
+
+
 class _TextParser:
     """Walks the cleaned lines once, collecting streams; builds records last."""
 
     def __init__(self, lines: list[str], source: str):
         self.lines = lines
         self.source = source
-        self.role: str | None = None  # "client" | "server"
+        self.role: str | None = None  # role named by the first header: "client" | "server"
         self.transport: str | None = None
         self.version: str | None = None
         self.message_size: float | None = None
@@ -178,8 +218,13 @@ class _TextParser:
         self.open: dict[str, _Stream] = {}
         self.awaiting_report: set[str] = set()
         self.last_row: dict[str, _Row] = {}
-        self.sum_sent: float | None = None
+        self.last_stream: dict[str, _Stream] = {}
         self.udp_seen = False
+        self.listen_ports: set[int] = set()
+        self.connect_ports: set[int] = set()
+        self.conns: list[_Conn] = []
+        self.conn_of: dict[str, _Conn] = {}
+        self.session = 0
 
     def parse(self) -> ParseResult:
         for lineno, line in enumerate(self.lines, 1):
@@ -198,7 +243,7 @@ class _TextParser:
 
     def _plain(self, lineno: int, line: str) -> None:
         if m := _CLIENT.match(line) or _SERVER.match(line):
-            self._header(lineno, "client" if line.startswith("Client") else "server", m["transport"])
+            self._header(lineno, "client" if line.startswith("Client") else "server", m)
         elif m := _DATAGRAMS.match(line):
             self.message_size = float(m["n"])
         elif m := _WRITE_BUFFER.match(line):
@@ -211,13 +256,16 @@ class _TextParser:
             self.warnings.append(line)
         # other header lines (window size, TOS, pid, ...) carry nothing we record
 
-    def _header(self, lineno: int, role: str, transport: str) -> None:
-        """-d/-r print a server and a client header in one output: its reports
-        mix both directions, which one record side cannot hold."""
-        if self.role not in (None, role) or self.transport not in (None, transport):
-            raise ParseError(self.source, lineno, "client and server reports in one output (-d/-r dual test): "
-                             "not supported, split the output per direction")
-        self.role, self.transport = role, transport
+    def _header(self, lineno: int, role: str, m: re.Match[str]) -> None:
+        """A client header says which port it connects to, a server header
+        which port it listens on: -d/-r clients and servers print both, and
+        the ports tell their connections apart."""
+        if self.transport not in (None, m["transport"]):
+            raise ParseError(self.source, lineno, f"a {m['transport']} header after {self.transport} ones: two "
+                             "runs of different protocols in one output; split the file per run")
+        self.transport = m["transport"]
+        self.role = self.role or role
+        (self.connect_ports if role == "client" else self.listen_ports).add(int(m["port"]))
 
     def _bracketed(self, lineno: int, line: str) -> None:
         if m := _REPORT.match(line):
@@ -229,7 +277,7 @@ class _TextParser:
         elif m := _SENT.match(line):
             self._sent(m)
         elif m := _SERVER_REPORT.match(line):
-            self.awaiting_report.add(m["id"])
+            self.awaiting_report.add(m["id"].lstrip("*"))
         elif m := _ACK_WARNING.match(line):
             self._stream_warning(m["id"], m["msg"])
         elif not _IGNORED_BRACKETED.match(line):
@@ -240,16 +288,22 @@ class _TextParser:
     # -- line handlers
 
     def _connected(self, lineno: int, m: re.Match[str]) -> None:
-        if "(reverse)" in m["rest"] or "(full-duplex)" in m["rest"]:
-            raise ParseError(self.source, lineno, "reverse (-R) or full-duplex test: the data flows the other "
-                             "way or both ways, not supported")
-        flow = m["id"]
-        if "SUM" in self.open and self.open["SUM"].rows:
-            del self.open["SUM"]  # a new connection starts a new session, hence a new [SUM]
-        current = self.open.get(flow)
+        raw = m["id"]
+        number = raw.lstrip("*")
+        if any(s.aggregate and s.rows for s in self.open.values()):
+            # a new connection after the session's [SUM] starts a new session
+            self.session += 1
+            self.open = {k: s for k, s in self.open.items() if not s.aggregate}
+        conn = _Conn(number, lineno, strip_zone(m["local"]), int(m["lport"]), strip_zone(m["remote"]),
+                     int(m["rport"]), raw.startswith("*"), "(reverse)" in m["rest"], "(full-duplex)" in m["rest"],
+                     self.session)
+        self.conns.append(conn)
+        self.conn_of[number] = conn
+        current = self.open.get(raw)
         if current is None or current.rows or current.connect_line is not None:
-            current = self._new_stream(flow)
-        current.local, current.remote = strip_zone(m["local"]), strip_zone(m["remote"])
+            current = self._new_stream(raw)
+        current.conn = conn
+        current.local, current.remote = conn.local, conn.remote
         current.connect_line = lineno
         if s := _STARTED.search(m["rest"]):
             current.started_at = utc_from_zone_name(s["date"], s["time"], s["tz"])
@@ -257,27 +311,41 @@ class _TextParser:
                 current.warnings.append(f"start time {s['date']} {s['time']} printed in time zone {s['tz']!r}, "
                                         "which is no UTC offset: started_at left empty")
 
-    def _new_stream(self, flow: str) -> _Stream:
-        stream = _Stream(flow=_flow_name(flow))
+    def _new_stream(self, key: str) -> _Stream:
+        flow = _flow_name(key)
+        stream = _Stream(flow=flow, key=key, session=self.session)
+        if not stream.aggregate and flow in self.conn_of:
+            conn = self.conn_of[flow]
+            stream.conn, stream.local, stream.remote = conn, conn.local, conn.remote
         self.streams.append(stream)
-        self.open[flow] = stream
+        self.open[key] = stream
         return stream
 
     def _report(self, lineno: int, m: re.Match[str]) -> None:
         row = self._row(lineno, m)
-        flow = m["id"]
-        if flow in self.awaiting_report:
-            self.awaiting_report.discard(flow)
-            self._stream_for(flow, None).relayed = row
+        key = m["id"]
+        number = key.lstrip("*")
+        if number in self.awaiting_report:
+            self.awaiting_report.discard(number)
+            target = self.open.get(key) or self.last_stream.get(number) or self._new_stream(key)
+            target.relayed = row
         else:
-            stream = self._stream_for(flow, row)
+            stream = self._stream_for(key, row)
             stream.rows.append(row)
-        self.last_row[flow] = row
+            self.last_stream[number] = stream
+        self.last_row[key] = row
 
-    def _stream_for(self, flow: str, row: _Row | None) -> _Stream:
-        stream = self.open.get(flow)
-        if stream is None or (row is not None and not stream.accepts(row)):
-            stream = self._new_stream(flow)
+    def _stream_for(self, key: str, row: _Row) -> _Stream:
+        stream = self.open.get(key)
+        if stream is None and key.startswith("*"):
+            # -R: the connected line says "[  1]", the reports "[ *1]"
+            plain = self.open.get(key[1:])
+            if plain is not None and not plain.rows and plain.conn is not None and not plain.conn.full_duplex:
+                del self.open[key[1:]]
+                plain.key, self.open[key] = key, plain
+                stream = plain
+        if stream is None or not stream.accepts(row):
+            stream = self._new_stream(key)
         return stream
 
     def _row(self, lineno: int, m: re.Match[str]) -> _Row:
@@ -301,9 +369,11 @@ class _TextParser:
         elif t := _TAIL_TCP_E.match(tail):
             self.enhanced = True
             row.retransmits = float(t["retry"])
-            row.rtt_ms = float(t["rtt"]) / 1e3 if t["rtt"] else None
+            row.rtt_ms = us_to_ms(t["rtt"]) if t["rtt"] else None
         elif _TAIL_UDP_E_CLIENT.match(tail) or _TAIL_TCP_E_SERVER.match(tail):
             self.enhanced = True
+        elif _TAIL_UDP_DATAGRAMS_PPS.match(tail):
+            self.udp_seen = True  # a full-duplex UDP [SUM]: datagrams both ways and their rate
         else:
             raise ParseError(self.source, lineno, f"unrecognised columns after the rate: {tail.strip()!r}")
 
@@ -314,23 +384,132 @@ class _TextParser:
         row.out_of_order = float(m["n"])
 
     def _sent(self, m: re.Match[str]) -> None:
-        if m["id"].startswith("SUM"):
-            self.sum_sent = float(m["n"])
-        elif m["id"] in self.open:
-            self.open[m["id"]].sent = float(m["n"])
+        """'[  1] Sent N datagrams' follows the final of the stream that sent
+        them (printed without the star of a reverse stream's reports)."""
+        key = m["id"]
+        if key.startswith("SUM"):
+            target = self.open.get("SUM")
+        else:
+            target = self.last_stream.get(key.lstrip("*")) or self.open.get(key)
+        if target is not None:
+            target.sent = float(m["n"])
 
-    def _stream_warning(self, flow: str, message: str) -> None:
-        target = self.open.get(flow)
+    def _stream_warning(self, key: str, message: str) -> None:
+        target = self.open.get(key) or self.last_stream.get(key.lstrip("*"))
         (target.warnings if target else self.warnings).append(message)
+
+    # -- which way the data went
+
+    def _kind(self, conn: _Conn) -> str | None:
+        """'accept' (a listener's connection) or 'connect' (opened by this
+        host), from the ports of the headers; None without headers."""
+        if conn.lport in self.listen_ports:
+            return "accept"
+        if conn.rport in self.connect_ports:
+            return "connect"
+        return None
+
+    def _roles(self) -> dict[int, str | None]:
+        """Role of the process that printed each connection: 'client' (ran
+        iperf -c) or 'server'. A 2.1 server stars its connection back to a
+        -d/-r client; a connection this host opened unstarred is a client's;
+        an accepted one is a server's, unless the same host earlier opened
+        one to that peer (the listener of a -d/-r client)."""
+        roles: dict[int, str | None] = {}
+        opened_to: set[str] = set()
+        for conn in self.conns:
+            kind = self._kind(conn) or {"client": "connect", "server": "accept"}.get(self.role or "")
+            if conn.starred:
+                roles[id(conn)] = "server"
+            elif kind == "connect":
+                roles[id(conn)] = "client"
+                opened_to.add(conn.remote)
+            elif kind == "accept":
+                roles[id(conn)] = "client" if conn.remote in opened_to else "server"
+            else:
+                roles[id(conn)] = None
+        return roles
+
+    def _dual(self, roles: dict[int, str | None]) -> set[int]:
+        """Connections of a dual test (-d at once, -r one after the other:
+        the output does not say which): a 2.1 server's starred connection
+        back, the accepted connection it answers (same peer, same [SUM]
+        session, or the very next connection from that peer), and every
+        connection of a client that also accepted one from its peer."""
+        dual: set[int] = set()
+        listener_peers = {c.remote for c in self.conns if roles[id(c)] == "client" and self._kind(c) == "accept"}
+        back = {(c.remote, c.session) for c in self.conns if c.starred}
+        following: dict[str, _Conn] = {}
+        for conn in reversed(self.conns):
+            nxt = following.get(conn.remote)
+            following[conn.remote] = conn
+            role = roles[id(conn)]
+            if conn.starred or (role == "client" and conn.remote in listener_peers):
+                dual.add(id(conn))
+            elif role == "server" and not (conn.reverse or conn.full_duplex) and (
+                    (conn.remote, conn.session) in back or (nxt is not None and nxt.starred)):
+                dual.add(id(conn))
+        return dual
+
+    def _orientations(self) -> dict[int, _Orientation]:
+        roles, out = self._roles(), {}
+        dual = self._dual(roles)
+        for stream in self.streams:
+            if not stream.aggregate:
+                out[id(stream)] = self._orient(stream, roles, dual)
+        for stream in self.streams:
+            if stream.aggregate:
+                out[id(stream)] = self._orient_aggregate(stream, out)
+        return out
+
+    def _orient(self, stream: _Stream, roles: dict[int, str | None], dual: set[int]) -> _Orientation:
+        """A starred report runs against its process's usual direction (a
+        client receives, a server sends); otherwise a connection this host
+        opened sends and an accepted one receives, both turned round by
+        '(reverse)' (-R) on an unstarred connection."""
+        conn = stream.conn
+        role = roles[id(conn)] if conn is not None else self.role
+        if role is None:
+            return _Orientation()
+        if stream.key.startswith("*"):
+            sends = role == "server"
+        else:
+            kind = (self._kind(conn) if conn is not None else None) or ("connect" if role == "client" else "accept")
+            sends = kind == "connect"
+            if conn is not None and conn.reverse and not conn.starred:
+                sends = not sends
+        direction = "client-to-server" if sends == (role == "client") else "server-to-client"
+        test = None
+        if conn is not None:
+            test = ("full-duplex" if conn.full_duplex else "reverse" if conn.reverse and not conn.starred
+                    else "dual" if id(conn) in dual else "forward")
+        return _Orientation("sender" if sends else "receiver", direction, test)
+
+    def _orient_aggregate(self, stream: _Stream, out: dict[int, _Orientation]) -> _Orientation:
+        """[SUM] adds up the streams of its session, [FD1] both directions of
+        stream 1: one direction if its streams share one, else both."""
+        number = stream.flow[2:] if stream.flow.startswith("FD") else None
+        members = [out[id(s)] for s in self.streams if not s.aggregate and s.session == stream.session
+                   and (number is None or s.flow == number)]
+        directions = {o.direction for o in members}
+        tests = {o.test for o in members}
+        test = tests.pop() if len(tests) == 1 else None
+        if number is not None or (len(directions) > 1 and None not in directions):
+            return _Orientation("both", "both", test)
+        if len(directions) == 1 and None not in directions:
+            return _Orientation(members[0].side, directions.pop(), test)
+        return _Orientation({"client": "sender", "server": "receiver"}.get(self.role or ""), None, test)
 
     # -- records
 
     def _result(self) -> ParseResult:
         self._settle_transport()
+        orientations = self._orientations()
+        complete = any(s.final() is not None for s in self.streams)
         records: list[RunRecord] = []
         intervals: list[IntervalRecord] = []
         for stream in self.streams:
-            record, rows, row_side = self._record(stream)
+            record, rows, row_side = self._record(stream, orientations[id(stream)], complete)
             record.record_index = len(records)
             records.append(record)
             intervals += [_interval(r, record.record_index, row_side, stream.flow) for r in rows]
@@ -349,54 +528,65 @@ class _TextParser:
             self.role = "server"
 
     def _variant(self) -> str:
-        role = self.role or "unknown-side"
-        return f"text{'-enhanced' if self.enhanced else ''}-{role}-{self.transport.lower()}"
+        roles = self._roles()
+        role = next((r for r in roles.values() if r), None) or self.role or "unknown-side"
+        return f"text{'-enhanced' if self.enhanced else ''}-{role}-{(self.transport or 'tcp').lower()}"
 
-    def _record(self, stream: _Stream) -> tuple[RunRecord, list[_Row], str | None]:
-        record = self._base_record(stream)
+    def _record(self, stream: _Stream, where: _Orientation, complete: bool) -> tuple[RunRecord, list[_Row], str | None]:
+        record = self._base_record(stream, where)
         final = stream.final()
         if final is None:
-            self._no_final(stream, record)
+            self._no_final(stream, record, complete)
             return record, stream.rows, record.side
-        if self.transport == "UDP" and self.role == "client":
-            self._udp_client(stream, final, record)
+        if self.errors:
+            record.warnings.append(f"the tool also printed: {'; '.join(self.errors)}")
+        if self.transport == "UDP" and where.side == "sender":
+            self._udp_sender(stream, final, record)
             return record, stream.rows[:-1], "sender"
         _fill(record, final)
         return record, stream.rows[:-1], record.side
 
-    def _base_record(self, stream: _Stream) -> RunRecord:
+    def _base_record(self, stream: _Stream, where: _Orientation) -> RunRecord:
         warnings = list(self.warnings) + stream.warnings
-        side = {"client": "sender", "server": "receiver"}.get(self.role or "")
-        if side is None:
+        if where.side is None:
             warnings.append("the output has no 'Client connecting'/'Server listening' header: side unknown")
         return RunRecord(
-            tool=TOOL, tool_version=self.version, transport=self.transport, side=side, flow=stream.flow,
-            ip_version=_ip_version(stream.remote or stream.local, warnings),
+            tool=TOOL, tool_version=self.version, test=where.test, transport=self.transport, side=where.side,
+            direction=where.direction, flow=stream.flow, ip_version=_ip_version(stream.remote or stream.local, warnings),
             local_address=stream.local, remote_address=stream.remote,
             message_size_bytes=self.message_size, started_at=stream.started_at, warnings=warnings,
         )
 
-    def _no_final(self, stream: _Stream, record: RunRecord) -> None:
-        """A stream without its summary: the tool's own error if it printed
-        one, otherwise the output was cut and we refuse to guess."""
-        if not self.errors:
-            line = stream.rows[-1].lineno if stream.rows else stream.connect_line
-            raise ParseError(self.source, line, f"stream {stream.flow} has no final 0.0-N summary line "
-                             "(output cut short?)")
-        record.status, record.error = "failed", self.errors[0]
+    def _no_final(self, stream: _Stream, record: RunRecord, complete: bool) -> None:
+        """A stream without its summary: failed with the tool's own error if
+        it printed one, or, when other streams of the output are complete (a
+        server log whose last run was cut off), failed as cut short; an
+        output with no complete stream at all is refused."""
+        record.status = "failed"
+        if self.errors:
+            record.error = self.errors[0]
+            return
+        line = stream.rows[-1].lineno if stream.rows else stream.connect_line
+        reason = f"stream {stream.flow} has no final 0.0-N summary line (output cut short?)"
+        if not complete:
+            raise ParseError(self.source, line, reason)
+        record.error = f"line {line}: {reason}"
 
-    def _udp_client(self, stream: _Stream, own_final: _Row, record: RunRecord) -> None:
-        """The client's own final line is offered load: only the relayed
-        Server Report says what arrived."""
+    def _udp_sender(self, stream: _Stream, own_final: _Row, record: RunRecord) -> None:
+        """A UDP sender's own final line is the load it offered
+        (``offered_mbps``); only the receiver's numbers, relayed in a
+        'Server Report', say what arrived."""
         record.duration_s = span_s(own_final.start, own_final.end)
+        record.offered_mbps = own_final.mbps
         if stream.relayed is not None:
             record.side = "receiver"
-            record.warnings.append("receiver statistics relayed by the server in the client's 'Server Report'")
+            record.warnings.append("receiver statistics relayed by the server in the client's 'Server Report'; "
+                                   "offered_mbps is the client's own sending rate")
             _fill(record, stream.relayed)
             return
-        record.packets_sent = stream.sent if stream.flow != "SUM" else self.sum_sent
+        record.packets_sent = stream.sent
         record.warnings.append(f"stream {stream.flow}: no Server Report, so throughput, jitter and loss at the "
-                               "receiver are unknown (not zero); the client's own line is only offered load")
+                               "receiver are unknown (not zero); offered_mbps is only the sender's own rate")
         if self.errors:
             record.status, record.error = "failed", self.errors[0]
 
@@ -409,7 +599,8 @@ class _TextParser:
 
 
 def _flow_name(raw: str) -> str:
-    return "SUM" if raw.startswith("SUM") else raw
+    """``SUM``/``SUM-2`` -> SUM, ``*1`` -> 1, ``FD1`` stays."""
+    return "SUM" if raw.startswith("SUM") else raw.lstrip("*")
 
 
 def _udp_columns(t: re.Match[str], row: _Row) -> None:
@@ -426,7 +617,9 @@ def _udp_columns(t: re.Match[str], row: _Row) -> None:
 
 
 def _fill(record: RunRecord, row: _Row) -> None:
-    """Copy a final report line into the record, in canonical units."""
+    """Copy a final report line into the record, in canonical units. The -e
+    RTT on a final line is one tcp_info sample taken at the end, not a mean
+    over the run: it goes to ``rtt_last_sample_ms``, ``rtt_ms`` stays None."""
     record.duration_s = span_s(row.start, row.end)
     record.throughput_mbps = row.mbps
     record.bytes = row.bytes
@@ -437,7 +630,7 @@ def _fill(record: RunRecord, row: _Row) -> None:
     record.loss_pct = row.loss_pct
     record.packets_out_of_order = row.out_of_order
     record.retransmits = row.retransmits
-    record.rtt_ms = row.rtt_ms
+    record.rtt_last_sample_ms = row.rtt_ms
     if row.owd is not None:
         record.owd_ms, record.owd_min_ms, record.owd_max_ms, record.owd_sd_ms = row.owd
 
@@ -553,15 +746,20 @@ class _CsvParser:
         if final.total is None:
             record.side = "sender"
             record.duration_s = span_s(final.start, final.end)
+            record.offered_mbps = final.mbps
             record.warnings.append(f"stream {record.flow}: the client's CSV has no server report (total -1), so "
-                                   "throughput, jitter and loss at the receiver are unknown (not zero)")
+                                   "throughput, jitter and loss at the receiver are unknown (not zero); "
+                                   "offered_mbps is only the sender's own rate")
             if self.errors:
                 record.status, record.error = "failed", self.errors[0]
             return record, [_offered(r) for r in rows[:-1]], "sender"
         record.side = "receiver"
         _fill(record, final)
         if own:
-            record.warnings.append("receiver statistics relayed by the server after the client's own CSV row")
+            record.warnings.append("receiver statistics relayed by the server after the client's own CSV row; "
+                                   "offered_mbps is the client's own sending rate")
+            if own[-1].start == 0:
+                record.offered_mbps = own[-1].mbps
             return record, own[:-1] if own[-1].start == 0 else own, "sender"
         return record, rows[:-1], "receiver"
 
