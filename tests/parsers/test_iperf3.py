@@ -445,3 +445,17 @@ def test_server_log_of_a_reverse_run_is_labelled_reverse(name):
 @pytest.mark.parametrize("name", ["server_tcp.txt", "server_udp.txt", "server_tcp_parallel2.txt", "server_tcp_json.json"])
 def test_server_log_of_a_forward_run_stays_forward(name):
     assert {x.test for x in load(name).records} == {"forward"}
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("tcp_client_json.json", {("sender", "client-to-server"), ("receiver", "client-to-server")}),
+    ("tcp_reverse.txt", {("sender", "server-to-client"), ("receiver", "server-to-client")}),
+    ("server_tcp_reverse.txt", {("sender", "server-to-client")}),
+    ("tcp_bidir_json.json", {("sender", "client-to-server"), ("receiver", "client-to-server"),
+                             ("sender", "server-to-client"), ("receiver", "server-to-client")}),
+])
+def test_direction_names_which_way_the_data_went(name, expected):
+    r = load(name)
+    assert {(x.side, x.direction) for x in r.records} == expected
+    for x in r.records:
+        assert (x.direction == "server-to-client") == (x.test == "reverse" or x.flow.endswith("_bidir_reverse"))

@@ -5,8 +5,10 @@ One run gives one record per data side (``sender`` / ``receiver``) with
 with ``--bidir`` the server-to-client direction carries the suffix
 ``_bidir_reverse`` (``SUM_bidir_reverse``, ``7_bidir_reverse``). ``side`` is
 always the role in the data transfer, so with ``-R`` the *client's* own
-numbers are the ``receiver`` record. docs/formats/iperf3.md lists every
-variant and pitfall handled here.
+numbers are the ``receiver`` record, and ``direction`` says which way the
+data went (``client-to-server``, or ``server-to-client`` for -R and the
+--bidir reverse flows). docs/formats/iperf3.md lists every variant and
+pitfall handled here.
 """
 
 from __future__ import annotations
@@ -189,6 +191,7 @@ def _parse_json(lines: list[str], source: str) -> ParseResult:
                 rec.warnings.append(f"document {number} of {len(docs)} in this file (concatenated outputs)")
     for index, rec in enumerate(records):
         rec.record_index = index
+        _set_direction(rec)
     role = "server" if "accepted_connection" in (docs[0][0].get("start") or {}) else "client"
     return ParseResult(tool=TOOL, variant=f"{variant}-{role}", records=records, intervals=intervals)
 
@@ -219,6 +222,15 @@ def _json_start_time(stamp: Any) -> datetime | None:
     if not isinstance(stamp, dict):
         return None
     return utc_from_epoch(stamp.get("timesecs")) or utc_from_rfc1123(stamp.get("time") if isinstance(stamp.get("time"), str) else None)
+
+
+def _set_direction(rec: RunRecord) -> None:
+    """Which way the record's data went, from the test and (--bidir) the
+    flow's direction suffix; a failed run moved no data."""
+    if rec.status != "ok" or rec.test not in ("forward", "reverse", "bidir"):
+        return
+    back = rec.test == "reverse" or (rec.test == "bidir" and (rec.flow or "").endswith(REVERSE))
+    rec.direction = "server-to-client" if back else "client-to-server"
 
 
 def _version(text: Any) -> str | None:
@@ -505,6 +517,7 @@ def _parse_text(raw_lines: list[str], source: str) -> ParseResult:
                 rec.warnings.append(f"session {number} of {len(sessions)} in this file")
     for index, rec in enumerate(records):
         rec.record_index = index
+        _set_direction(rec)
     variant = "text-server" if sessions[0].is_server else "text-client"
     return ParseResult(tool=TOOL, variant=variant, records=records, intervals=intervals)
 
