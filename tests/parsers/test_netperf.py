@@ -369,3 +369,48 @@ def test_mutated_fixtures_raise_only_parse_error(case):
         netperf.parse(mutated.decode("utf-8", "replace"), path.name)
     except ParseError:
         pass
+
+
+# ---------------------------------------------------------------- -P 0: columns or hints
+
+
+@pytest.mark.parametrize(("name", "family"), [("tcp_stream_P0", "a TCP stream test"), ("tcp_maerts_P0_cpu", "a TCP stream test"),
+                                              ("tcp_rr_P0", "a request/response test"), ("udp_rr_P0_cpu", "a request/response test"),
+                                              ("udp_stream_P0_cpu", "UDP_STREAM")])
+def test_p0_columns_decide_the_family_and_a_warning_says_so(name, family):
+    """5 (9 with CPU) numbers: a TCP stream test; 6 and 2: request/response;
+    6 and 4: UDP_STREAM. Only UDP_STREAM's shape names the test itself."""
+    records = load(name).records
+    assert all(f"the columns make it {family}" in r.warnings[0] for r in records)
+    assert {r.test for r in records} == ({"UDP_STREAM"} if family == "UDP_STREAM" else {None})
+    if family == "a TCP stream test":
+        assert {(r.transport, r.side) for r in records} == {("TCP", None)}  # STREAM sends, MAERTS receives: unknown
+
+
+def test_p0_test_and_unit_hints_name_what_the_output_does_not_print():
+    path = FIX / "tcp_maerts_P0_cpu.txt"
+    rec, = parse_file(path, hints={"netperf": {"test": "TCP_MAERTS", "unit": "m"}}).records
+    assert (rec.test, rec.transport, rec.side, rec.throughput_mbps) == ("TCP_MAERTS", "TCP", "receiver", 8851.74)
+    assert "test TCP_MAERTS from the parser hint" in rec.warnings[0]
+    assert any("unit -f m from the parser hint" in w for w in rec.warnings)
+    rr, = parse_file(FIX / "tcp_rr_P0.txt", hints={"netperf": {"test": "TCP_RR"}}).records
+    assert (rr.test, rr.transport, rr.transactions_per_s) == ("TCP_RR", "TCP", 22831.09)
+    assert rr.rtt_ms is None  # no banner, so the first burst is not known: 1000/tps is no RTT for sure
+
+
+def test_p0_bare_figure_needs_a_test_hint_and_takes_it():
+    with pytest.raises(ParseError, match="parser hint netperf.test"):
+        load("tcp_stream_P0_v0")
+    rec, = parse_file(FIX / "tcp_stream_P0_v0.txt", hints={"netperf": {"test": "TCP_STREAM", "unit": "m"}}).records
+    assert (rec.test, rec.side, rec.throughput_mbps) == ("TCP_STREAM", "sender", 9993.78)
+
+
+@pytest.mark.parametrize(("name", "hints", "words"), [
+    ("tcp_rr_P0.txt", {"test": "TCP_STREAM"}, "does not fit the columns"),
+    ("tcp_stream_v4.txt", {"test": "TCP_RR"}, "contradicts the banner"),
+    ("tcp_stream_P0.txt", {"test": "TCP_NOPE"}, "no netperf test"),
+    ("tcp_stream_P0.txt", {"unit": "x"}, "no netperf -f letter"),
+])
+def test_a_hint_that_does_not_fit_is_refused(name, hints, words):
+    with pytest.raises(ParseError, match=words):
+        parse_file(FIX / name, hints={"netperf": hints})

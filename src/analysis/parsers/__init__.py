@@ -26,7 +26,7 @@ TEXT_PARSERS = (iperf3, ditg, netperf, iperf2)
 
 Hints = Mapping[str, Mapping[str, Any]]
 # What each parser can be told that its output does not say.
-HINTS: dict[str, tuple[str, ...]] = {"ditg": ("meter", "series")}
+HINTS: dict[str, tuple[str, ...]] = {"ditg": ("meter", "series"), "netperf": ("test", "unit")}
 
 __all__ = ["ParseError", "ParseResult", "sniff", "parse_text", "parse_bytes", "parse_file"]
 
@@ -41,8 +41,9 @@ def sniff(text: str) -> str | None:
 
 def parse_text(text: str, source: str = "<string>", hints: Hints | None = None) -> ParseResult:
     """Parse one output. ``hints`` gives a tool's parser what its output
-    cannot say, e.g. ``{"ditg": {"meter": "rttm"}}`` (round-trip mode) or
-    ``{"ditg": {"series": "delay"}}`` (an ITGDec -d time series).
+    cannot say, e.g. ``{"ditg": {"meter": "rttm"}}`` (round-trip mode),
+    ``{"ditg": {"series": "delay"}}`` (an ITGDec -d time series) or
+    ``{"netperf": {"test": "TCP_MAERTS", "unit": "m"}}`` (a -P 0 output).
 
     A file that ends in NUL characters (the zero-filled tail a crash or a
     preallocating file system leaves) is parsed without them, and every

@@ -89,6 +89,8 @@ class _Context:
     conf_warning_width: float | None = None
     interim: list[tuple[int, re.Match]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    hint_test: str | None = None  # parser hint: the -t the run used (a -P 0 output does not print it)
+    hint_unit: str | None = None  # parser hint: the -f letter (only a table header prints the unit)
 
 
 # ---------------------------------------------------------------- detect
@@ -117,12 +119,28 @@ def _has_unit_field(line: str) -> bool:
 # ---------------------------------------------------------------- parse
 
 
-def parse(text: str, source: str = "<string>") -> ParseResult:
+TESTS = tuple(sorted({t for t, _ in _TITLES.values()}))
+UNIT_LETTERS = "bBkmgKMG"
+_FAMILY = {name: ("rr" if name in ("TCP_RR", "UDP_RR", "TCP_CRR", "TCP_CC") else
+                  "udp-stream" if name == "UDP_STREAM" else "stream") for name in TESTS}
+
+
+def parse(text: str, source: str = "<string>", *, test: str | None = None, unit: str | None = None) -> ParseResult:
+    """Parse a netperf output. What a ``-P 0`` output does not print can be
+    given: ``test`` (the ``-t`` name, e.g. ``TCP_MAERTS``) and ``unit`` (the
+    ``-f`` letter, for a throughput printed without its table header). A
+    banner, when there is one, wins over the hints only if they agree."""
     lines = clean_lines(text)
     if not any(l.strip() for l in lines):
         raise ParseError(source, 1, "empty output: nothing to parse")
-    ctx = _Context(source)
+    if test is not None and test not in TESTS:
+        raise ParseError(source, None, f"parser hint test={test!r} is no netperf test this parser knows: {', '.join(TESTS)}")
+    if unit is not None and (len(unit) != 1 or unit not in UNIT_LETTERS):
+        raise ParseError(source, None, f"parser hint unit={unit!r} is no netperf -f letter: one of {', '.join(UNIT_LETTERS)}")
+    ctx = _Context(source, hint_test=test, hint_unit=unit)
     body, error_lines = _split_errors(lines, _read_preamble(lines, ctx))
+    if test is not None and ctx.test not in (None, "omni", test):
+        raise ParseError(source, None, f"parser hint test={test} contradicts the banner, which names {ctx.test}")
     if error_lines and not body:
         return ParseResult(TOOL, "error", [_failed_record(ctx, _words(lines, error_lines))])
     if error_lines:
@@ -480,35 +498,77 @@ def _leading_numbers(tokens: list[str]) -> int:
     return n
 
 
+_SHAPE_FAMILY = {"stream": "stream", "stream-cpu": "stream", "udp": "udp-stream", "udp-cpu": "udp-stream",
+                 "rr": "rr", "rr-cpu": "rr"}
+_FAMILY_TEXT = {
+    "stream": "a TCP stream test (TCP_STREAM, TCP_MAERTS or TCP_SENDFILE: same columns, so which one, and so the "
+              "side, is not printed)",
+    "udp-stream": "UDP_STREAM (a sender and a receiver row)",
+    "rr": "a request/response test (TCP_RR, UDP_RR, TCP_CRR or TCP_CC: same columns, so the test and transport "
+          "are not printed)",
+}
+
+
 def _parse_headerless(lines: list[str], body: list[int], ctx: _Context):
+    """-P 0: no banner and no header. The row shape decides the family where
+    it can (one row of 5 numbers, 9 with -c/-C: a TCP stream test; 6 and 2,
+    10 and 2 with CPU: request/response; 6 and 4, 8 and 6: UDP_STREAM); a
+    ``test`` hint names the test, a ``unit`` hint the -f unit. A warning
+    says which of the two the record rests on."""
     shape = _headerless_shape([lines[i] for i in body])
     if shape is None:
         raise ParseError(ctx.source, body[0] + 1, "unrecognised netperf result rows: expected a STREAM, UDP_STREAM or RR row (with or without -c/-C), or a -v 0 figure")
     if shape == "figure":
         return _parse_figure(lines, body[0], ctx)
+    family = _SHAPE_FAMILY[shape]
     if not ctx.banner:
-        ctx.warnings.append("-P 0: no banner, so no test name, address family or burst; the family is inferred from the row shape only")
+        _test_without_banner(ctx, family, body[0] + 1)
     table = _Table("", [(i, lines[i].split()) for i in body], [])
-    if shape.startswith("udp"):
-        if ctx.test is None:
-            ctx.test, ctx.transport = "UDP_STREAM", "UDP"
+    if family == "udp-stream":
         table.header = "CPU" if shape == "udp-cpu" else ""
-        _unit_less(ctx, table.rows[0][1][5])
-        return "nobanner-udp-stream", _without_throughput(_udp_stream_records(table, ctx, "m")), _intervals(ctx, 0)
-    if shape.startswith("rr"):
+        records = _udp_stream_records(table, ctx, ctx.hint_unit or "m")
+        return "nobanner-udp-stream", _unit_hinted(records, ctx, table.rows[0][1][5]), _intervals(ctx, 0)
+    if family == "rr":
         table.header = "CPU" if shape == "rr-cpu" else ""
         return "nobanner-rr", _rr_records(table, lines, ctx), _intervals(ctx, 0)
     table.header = "Utilization" if shape == "stream-cpu" else ""
-    _unit_less(ctx, table.rows[0][1][4])
-    return "nobanner-stream", _without_throughput([_stream_record(table, lines, ctx, "m")]), _intervals(ctx, 0)
+    record = _stream_record(table, lines, ctx, ctx.hint_unit or "m")
+    return "nobanner-stream", _unit_hinted([record], ctx, table.rows[0][1][4]), _intervals(ctx, 0)
+
+
+def _test_without_banner(ctx: _Context, family: str, line: int) -> None:
+    """Name the test of a bannerless output from the hint, checked against
+    the columns, or from the columns alone where they decide it."""
+    hint = ctx.hint_test
+    if hint is not None:
+        if _FAMILY[hint] != family:
+            raise ParseError(ctx.source, line, f"parser hint test={hint} does not fit the columns, which are those of "
+                             f"{_FAMILY_TEXT[family]}")
+        ctx.test, ctx.transport = hint, next(t for n, t in _TITLES.values() if n == hint)
+        ctx.warnings.append(f"-P 0 (no banner): test {hint} from the parser hint netperf.test, checked against "
+                            "the columns; no address family or first burst is printed")
+        return
+    if family == "udp-stream":
+        ctx.test, ctx.transport = "UDP_STREAM", "UDP"
+    elif family == "stream":
+        ctx.transport = "TCP"
+    ctx.warnings.append(f"-P 0 (no banner): the columns make it {_FAMILY_TEXT[family]}; no address family or first "
+                        "burst is printed" + ("" if ctx.test else "; name the test with the parser hint "
+                                                                  "netperf.test=NAME"))
 
 
 def _unit_less(ctx: _Context, raw: str) -> None:
-    ctx.warnings.append(f"throughput printed without its unit (no table header): raw figure {raw} in the run's -f unit, not converted")
+    ctx.warnings.append(f"throughput printed without its unit (no table header): raw figure {raw} in the run's -f "
+                        "unit, not converted; give the -f letter with the parser hint netperf.unit")
 
 
-def _without_throughput(records: list[RunRecord]) -> list[RunRecord]:
-    """The unit is only in the header; a figure without it stays None."""
+def _unit_hinted(records: list[RunRecord], ctx: _Context, raw: str) -> list[RunRecord]:
+    """The unit is only in the header: without a ``unit`` hint a figure
+    stays None (and the record says so)."""
+    if ctx.hint_unit is not None:
+        ctx.warnings.append(f"throughput unit -f {ctx.hint_unit} from the parser hint netperf.unit (no table header)")
+        return records
+    _unit_less(ctx, raw)
     for rec in records:
         rec.throughput_mbps = None
     return records
@@ -516,9 +576,15 @@ def _without_throughput(records: list[RunRecord]) -> list[RunRecord]:
 
 def _parse_figure(lines: list[str], index: int, ctx: _Context):
     """-v 0: only the figure of merit. RR figures are transactions/s; a
-    STREAM figure has no unit (the -f unit is only in a header)."""
+    STREAM figure has no unit (the -f unit is only in a header). With -P 0
+    as well the figure says nothing of its test: a ``test`` hint is needed."""
     if not ctx.banner:
-        raise ParseError(ctx.source, index + 1, "-P 0 -v 0 output is a bare figure: it carries no test type and no unit; rerun without -P 0 or with -o/-k selectors")
+        if ctx.hint_test is None:
+            raise ParseError(ctx.source, index + 1, "-P 0 -v 0 output is a bare figure: it carries no test type and no "
+                             "unit; give the parser hint netperf.test=NAME (and netperf.unit=LETTER for a stream "
+                             "test), or rerun without -P 0 or with -o/-k selectors")
+        ctx.test, ctx.transport = ctx.hint_test, next(t for n, t in _TITLES.values() if n == ctx.hint_test)
+        ctx.warnings.append(f"-P 0 -v 0 (a bare figure): test {ctx.hint_test} from the parser hint netperf.test")
     tokens = lines[index].split()
     value = float(tokens[0])
     if len(tokens) > 1:
@@ -529,7 +595,11 @@ def _parse_figure(lines: list[str], index: int, ctx: _Context):
         rec.rtt_ms = _rr_rtt_ms(rec, ctx, None)
     else:
         rec.side = "receiver" if ctx.test == "UDP_STREAM" else _stream_side(ctx.test)
-        _unit_less(ctx, tokens[0])
+        if ctx.hint_unit is not None:
+            rec.throughput_mbps = units.netperf_rate_to_mbps(tokens[0], ctx.hint_unit)
+            ctx.warnings.append(f"throughput unit -f {ctx.hint_unit} from the parser hint netperf.unit (no table header)")
+        else:
+            _unit_less(ctx, tokens[0])
     return "classic-v0", [rec], _intervals(ctx, 0)
 
 
