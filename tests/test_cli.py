@@ -35,7 +35,7 @@ def test_parse_csv_and_intervals(tmp_path):
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert [r["side"] for r in rows] == ["sender", "receiver"]
     assert float(rows[1]["throughput_mbps"]) == 320.67
-    iperf3 = next(p for p in sorted((FIX / "iperf3").glob("*.json")) if "damaged" not in p.name and "refused" not in p.name)
+    iperf3 = next(p for p in sorted((FIX / "iperf3").glob("*.json")) if "refused" not in p.name)
     result = runner.invoke(app, ["parse", "--intervals", str(iperf3)])
     assert result.exit_code == 0
     rows = [json.loads(l) for l in result.stdout.splitlines()]
@@ -101,3 +101,30 @@ def test_parse_packets_says_why_an_output_has_none():
     result = runner.invoke(app, ["parse", "--packets", str(path)])
     assert result.exit_code == 1 and result.stdout == ""
     assert f"{path}: no per-packet rows" in result.stderr and "D-ITG packet logs" in result.stderr
+
+
+def _readme_commands(prefixes=("netrepro parse", "netrepro ingest", "netrepro verdicts")):
+    """The netrepro commands of the README's quick start, without comments."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Quick start", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    lines = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    return [line for line in lines if line.startswith(prefixes)]
+
+
+@pytest.mark.parametrize("command", _readme_commands(), ids=lambda c: c[:60])
+def test_every_readme_command_succeeds_as_written(command, monkeypatch):
+    """The quick start is a new user's first contact: each command exits 0
+    (the README's globs expand in the repository, as a shell would there)."""
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    argv = []
+    for word in shlex.split(command)[1:]:
+        argv += sorted(str(p) for p in ROOT.glob(word)) if "*" in word else [word]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, (command, result.stderr[-2000:])
+    assert result.stdout
+
+
+def test_readme_quick_start_has_the_commands():
+    assert len(_readme_commands(("netrepro parse",))) >= 3

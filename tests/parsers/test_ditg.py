@@ -16,7 +16,8 @@ from analysis.errors import ParseError
 from analysis.parsers import ditg, ditg_format, ditg_log, ditg_stats, parse_bytes, parse_file, sniff
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "ditg"
-BINARIES = sorted(p.name for p in FIX.glob("*.bin") if not p.name.startswith("damaged"))
+DAMAGED = Path(__file__).resolve().parents[1] / "fixtures" / "damaged" / "ditg"  # hand-damaged copies
+BINARIES = sorted(p.name for p in FIX.glob("*.bin"))
 
 
 def text(name):
@@ -134,7 +135,7 @@ def test_tool_error_is_a_failed_record():
 ])
 def test_damaged_outputs_name_the_line(name, line, reason):
     with pytest.raises(ParseError) as err:
-        parse(name)
+        parse_file(DAMAGED / name, name)
     assert err.value.line == line and reason in err.value.reason
 
 
@@ -291,7 +292,7 @@ def test_midnight_rollover_is_handled_derived():
 
 
 def test_damaged_binary_is_a_parse_error():
-    data = (FIX / "damaged_truncated.recv.bin").read_bytes()
+    data = (DAMAGED / "damaged_truncated.recv.bin").read_bytes()
     assert not ditg.detect_binary(data)
     with pytest.raises(ParseError, match="not a whole number of 144-byte"):
         ditg.parse_binary(data, "t.bin")

@@ -21,8 +21,9 @@ from analysis.parsers import iperf2, parse_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 HERE = FIXTURES / "iperf2"
-GOOD = sorted(p for p in HERE.glob("*.txt") if not p.name.startswith("damaged_"))
-DAMAGED = sorted(HERE.glob("damaged_*.txt"))
+GOOD = sorted(HERE.glob("*.txt"))
+DAMAGED_DIR = FIXTURES / "damaged" / "iperf2"  # hand-damaged copies
+DAMAGED = sorted(DAMAGED_DIR.glob("*.txt"))
 FOREIGN = sorted(
     p for p in FIXTURES.rglob("*")
     if p.is_file() and p.suffix != ".cmd" and (p.parent.name != "iperf2")
@@ -330,7 +331,7 @@ def test_csv_2_0_udp_client_row_then_relayed_server_row():
     ],
 )
 def test_damaged_outputs_name_the_line(name, line, words):
-    text = (HERE / name).read_bytes().decode("utf-8", "replace")
+    text = (DAMAGED_DIR / name).read_bytes().decode("utf-8", "replace")
     with pytest.raises(ParseError) as info:
         iperf2.parse(text, name)
     assert info.value.line == line and words in info.value.reason

@@ -20,7 +20,9 @@ from analysis.parsers.text import decode
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 HERE = FIXTURES / "iperf3"
 ALL = sorted(p for p in HERE.iterdir() if p.suffix != ".cmd")
-GOOD = [p for p in ALL if not p.name.startswith("damaged_")]
+DAMAGED_DIR = FIXTURES / "damaged" / "iperf3"  # hand-damaged copies
+DAMAGED = sorted(p for p in DAMAGED_DIR.iterdir() if p.suffix != ".cmd")
+GOOD = ALL
 FOREIGN = sorted(
     p for p in FIXTURES.rglob("*")
     if p.is_file() and p.suffix != ".cmd" and "iperf3" not in {p.parent.name, *p.parts[-2:-1]}
@@ -56,11 +58,11 @@ def test_other_tools_outputs_are_not_claimed(path):
 
 
 def test_every_fixture_has_a_sidecar():
-    for path in ALL:
+    for path in ALL + DAMAGED:
         sidecar = path.with_suffix(".cmd")
         assert sidecar.exists(), path.name
         text = sidecar.read_text()
-        assert ("damaged" in text.lower()) == path.name.startswith("damaged_"), path.name
+        assert ("damaged" in text.lower()) == (path.parent == DAMAGED_DIR), path.name
 
 
 # ---------------------------------------------------------------- TCP JSON
@@ -293,11 +295,11 @@ def test_old_untagged_udp_summary():
 
 @pytest.mark.parametrize("name", ["damaged_crlf_bom_json.json", "damaged_escape_prefix_json.json"])
 def test_transport_damage_parses_like_the_original(name):
-    assert load(name).records == load("tcp_client_json.json").records
+    assert parse_file(DAMAGED_DIR / name, name).records == load("tcp_client_json.json").records
 
 
 def test_nan_and_exponent_gap_load():
-    r = load("damaged_nan_exponent_json.json")
+    r = parse_file(DAMAGED_DIR / "damaged_nan_exponent_json.json")
     assert rec(r, side="receiver").loss_pct == pytest.approx(57.241760801211136)  # sum_received untouched
     assert rec(r).jitter_ms is None
 
@@ -334,10 +336,10 @@ def test_json_stream_events_are_assembled():
 
 def test_truncated_outputs_are_parse_errors_with_lines():
     with pytest.raises(ParseError) as err:
-        load("damaged_truncated_json.json")
+        parse_file(DAMAGED_DIR / "damaged_truncated_json.json")
     assert err.value.line == 60
     with pytest.raises(ParseError, match="without a summary") as err:
-        load("damaged_truncated.txt")
+        parse_file(DAMAGED_DIR / "damaged_truncated.txt")
     assert err.value.line == 4
 
 

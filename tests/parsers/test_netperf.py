@@ -13,7 +13,9 @@ from analysis.parsers import netperf, parse_file, sniff
 from analysis.parsers.text import decode
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "netperf"
+DAMAGED_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "damaged" / "netperf"  # hand-damaged copies
 ALL = sorted(FIX.glob("*.txt"))
+DAMAGED = sorted(DAMAGED_DIR.glob("*.txt"))
 
 
 def sidecar(path: Path) -> str:
@@ -34,10 +36,11 @@ def one(name: str):
 
 
 def test_every_fixture_has_a_sidecar():
-    assert ALL and all(p.with_suffix(".cmd").exists() for p in ALL)
+    assert ALL and all(p.with_suffix(".cmd").exists() for p in ALL + DAMAGED)
+    assert not any("DAMAGED" in sidecar(p) for p in ALL) and all("DAMAGED" in sidecar(p) for p in DAMAGED)
 
 
-@pytest.mark.parametrize("path", [p for p in ALL if "DAMAGED" not in sidecar(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
 def test_dispatch_detects_netperf(path):
     assert sniff(decode(path.read_bytes())) == "netperf"
     if "expect: ParseError" in sidecar(path):
@@ -47,7 +50,7 @@ def test_dispatch_detects_netperf(path):
         assert parse_file(path).tool == "netperf"
 
 
-@pytest.mark.parametrize("path", [p for p in ALL if "DAMAGED" in sidecar(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", DAMAGED, ids=lambda p: p.name)
 def test_damaged_fixtures_raise_parse_error(path):
     with pytest.raises(ParseError) as err:
         netperf.parse(decode(path.read_bytes()), path.name)
