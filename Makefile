@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.netrepro-installed
 CAMPAIGNS ?= $(wildcard data/raw/*/manifest.yaml)
 
-.PHONY: setup system report test bench collect notebooks clean
+.PHONY: setup system report test fuzz typecheck bench collect notebooks clean
 
 setup: system $(STAMP)
 
@@ -25,6 +25,10 @@ report: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# The parsers are type-checked (mypy is in the virtual environment's test extras).
+typecheck: setup
+	$(BIN)/mypy src/analysis/parsers --ignore-missing-imports
 
 # Re-execute the committed notebooks in place on the bundled data (what nbval checks).
 notebooks: setup

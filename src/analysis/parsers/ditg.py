@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -201,19 +202,26 @@ def _parse_summary(lines: list[str], source: str, meter: str | None) -> ParseRes
     if reader.error and not reader.blocks:
         rec = RunRecord(tool=TOOL, tool_version=reader.version, status="failed", error=reader.error)
         return ParseResult(TOOL, "summary-error", [rec])
-    _check_complete(reader, source, len(lines))
+    total = _check_complete(reader, source, len(lines))
     sender = all(b.fields[k][0] == 0 for b in reader.blocks for k in ("min", "max", "mean", "jitter", "sd"))
     kind = log_kind(sender, meter)
-    shared = shared_flow_warnings([(b.flow, b.src[0], b.src[1], b.dst[0], b.dst[1])
-                                               for b in reader.blocks])
+    shared = shared_flow_warnings([_endpoint(b) for b in reader.blocks])
     records = [_summary_record(b, kind, reader.version, i, shared.get(i, []))
-               for i, b in enumerate(reader.blocks + [reader.total])]
-    total_min = reader.total.fields["min"][0]
+               for i, b in enumerate(reader.blocks + [total])]
+    total_min = total.fields["min"][0]
     return ParseResult(TOOL, f"summary-{kind}", records, warnings=meter_warnings(kind, meter, total_min))
 
 
-def _check_complete(reader: _Summary, source: str, nlines: int) -> None:
-    """A cut paste must fail loudly, naming what is missing."""
+def _endpoint(block: _Block) -> Endpoint:
+    """(flow id, source, port, destination, port) of a checked flow block."""
+    if block.src is None or block.dst is None:
+        raise ValueError(f"flow block {block.flow} without endpoints")
+    return int(block.flow), block.src[0], block.src[1], block.dst[0], block.dst[1]
+
+
+def _check_complete(reader: _Summary, source: str, nlines: int) -> _Block:
+    """A cut paste must fail loudly, naming what is missing. Returns the
+    TOTAL block."""
     if not reader.blocks and reader.total is None:
         raise ParseError(source, nlines, "an ITGDec header without any flow block")
     for block in reader.blocks + ([reader.total] if reader.total else []):
@@ -227,6 +235,7 @@ def _check_complete(reader: _Summary, source: str, nlines: int) -> None:
     flows, line = reader.total.fields["flows"]
     if flows != len(reader.blocks):
         raise ParseError(source, line, f"TOTAL counts {flows:.0f} flows but {len(reader.blocks)} flow blocks were read")
+    return reader.total
 
 
 def _summary_record(b: _Block, kind: str, version: str | None, index: int, warnings: list[str]) -> RunRecord:
@@ -237,7 +246,7 @@ def _summary_record(b: _Block, kind: str, version: str | None, index: int, warni
                              (f["mean"], f["min"], f["max"], f["sd"], f["jitter"]))
     if kind != "sender" and b.pct is not None:
         rec.loss_pct = b.pct  # as printed: the TOTAL's is ITGDec's own arithmetic
-    if b.src:
+    if b.src is not None and b.dst is not None:
         set_endpoints(rec, b.src[0], b.dst[0])
     if f.get("errors"):
         rec.warnings.append(f"ITGDec skipped {f['errors']:.0f} error lines (records with out-of-range times)")
@@ -251,7 +260,7 @@ def _series_columns(header: str, source: str) -> list[tuple[str, str, str]]:
     cols = []
     for name in header.split()[1:-1]:
         parts = name.split("-")
-        if len(parts) != 3 or not parts[0].isdigit():
+        if len(parts) != 3 or not re.fullmatch(r"[0-9]+", parts[0]):
             raise ParseError(source, 1, f"time-series column {name!r} is not FLOW-SOURCE-DESTINATION")
         cols.append((parts[0], parts[1], parts[2]))
     return cols
@@ -290,15 +299,15 @@ def _parse_series(lines: list[str], source: str, series: str | None) -> ParseRes
     table = _rows(lines, source, 1, len(cols) + 2)
     dt, notes = _step(table[:, 0], source)
     records = [_series_record(fid, src, dst, notes) for fid, src, dst in cols]
-    shared = shared_flow_warnings([(fid, src, 0, dst, 0) for fid, src, dst in cols])
+    shared = shared_flow_warnings([(int(fid), src, 0, dst, 0) for fid, src, dst in cols])
     for i, extra in shared.items():
         records[i].warnings += extra
-    columns = list(enumerate(cols))
+    columns = [fid for fid, _, _ in cols]
     if series in ("bitrate", "packetloss"):  # the aggregate of delay/jitter is a sum of means: not kept
         records.append(_series_record("TOTAL", None, None, notes))
-        columns.append((len(cols), ("TOTAL", None, None)))
-    intervals = [_interval(series, idx, flow[0], t, dt, table[r, 1 + c])
-                 for r, t in enumerate(table[:, 0]) for c, (idx, flow) in enumerate(columns)]
+        columns.append("TOTAL")
+    intervals = [_interval(series, c, flow, t, dt, table[r, 1 + c])
+                 for r, t in enumerate(table[:, 0]) for c, flow in enumerate(columns)]
     for i, rec in enumerate(records):
         rec.record_index = i
     return ParseResult(TOOL, f"series-{series}", records, intervals)
@@ -314,8 +323,9 @@ def _series_record(flow: str, src: str | None, dst: str | None, notes: list[str]
 
 def _interval(series: str, index: int, flow: str, t: float, dt: float, value: float) -> IntervalRecord:
     row = IntervalRecord(record_index=index, start_s=float(t), end_s=float(t + dt), side="receiver", flow=flow)
-    converted = {"bitrate": units.kbps_to_mbps, "delay": units.s_to_ms, "jitter": units.s_to_ms,
-                 "packetloss": float}[series](float(value))
+    convert: dict[str, Callable[[float], float]] = {"bitrate": units.kbps_to_mbps, "delay": units.s_to_ms,
+                                                    "jitter": units.s_to_ms, "packetloss": float}
+    converted = convert[series](float(value))
     setattr(row, SERIES[series], converted)
     return row
 

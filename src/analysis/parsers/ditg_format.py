@@ -19,6 +19,8 @@ def format_summary(summary: Summary) -> str:
     version lines (same labels, widths and rounding)."""
     out: list[str] = []
     for s in summary.flows:
+        if s.endpoints is None:
+            raise ValueError("a flow block without its endpoints")
         fid, src, sport, dst, dport = s.endpoints
         out += [_RULE, f"Flow number: {fid}", f"From {src}:{sport}", f"To    {dst}:{dport}", _RULE]
         out += _metric_lines(s, s.packets)

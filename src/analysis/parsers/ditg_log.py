@@ -130,7 +130,8 @@ def _itgdec_valid(head: np.ndarray, secs: np.ndarray) -> np.ndarray | None:
     if top[0] <= 24 and top[2] <= 24 and top[1] <= 59 and top[3] <= 59 and secs.min() >= 0 and secs.max() <= limit:
         return None
     hours, minutes = head[:, [4, 6]], head[:, [5, 7]]
-    return (hours <= 24).all(axis=1) & (minutes <= 59).all(axis=1) & ((secs >= 0) & (secs <= limit)).all(axis=1)
+    return np.asarray((hours <= 24).all(axis=1) & (minutes <= 59).all(axis=1)
+                      & ((secs >= 0) & (secs <= limit)).all(axis=1))
 
 
 def seconds_of_day(hour: np.ndarray, minute: np.ndarray, sec: np.ndarray) -> np.ndarray:

@@ -676,7 +676,7 @@ class _CsvParser:
             record, rows, side = self._record(key, by_width)
             record.record_index = len(records)
             records.append(record)
-            intervals += [_interval(r, record.record_index, side, record.flow) for r in rows]
+            intervals += [_interval(r, record.record_index, side, key[0]) for r in rows]
         if not records:
             raise ParseError(self.source, 1, "no iperf 2 CSV row found")
         _sum_ip_version(records)
@@ -696,8 +696,9 @@ class _CsvParser:
 
     def _row(self, lineno: int, f: list[str]) -> None:
         interval = _CSV_INTERVAL.match(f[6])
-        numbers = [to_float(x) for x in f[7:]]
-        if interval is None or any(n is None for n in numbers) or to_float(f[5]) is None:
+        parsed = [to_float(x) for x in f[7:]]
+        numbers = [n for n in parsed if n is not None]
+        if interval is None or len(numbers) != len(parsed) or to_float(f[5]) is None:
             raise ParseError(self.source, lineno, f"malformed CSV fields {','.join(f[5:])!r}")
         row = _Row(lineno, float(interval["start"]), float(interval["end"]),
                    numbers[0], bits_per_s_to_mbps(numbers[1]))
@@ -770,10 +771,10 @@ class _CsvParser:
         return final
 
 
-def _csv_udp_columns(numbers: list[float | None], row: _Row) -> None:
+def _csv_udp_columns(numbers: list[float], row: _Row) -> None:
     """jitter_ms, lost, total, %, out-of-order; total -1 = nothing measured."""
     jitter, lost, total, pct, ooo = numbers
-    if total is None or total < 0:
+    if total < 0:
         return
     row.jitter_ms, row.lost, row.total, row.loss_pct, row.out_of_order = jitter, lost, total, pct, ooo
 

@@ -630,7 +630,7 @@ def _flows(lines: list[_Line]) -> dict[int, str]:
 
 
 def _text_records(state: _Text) -> list[RunRecord]:
-    base = dict(
+    base: dict[str, Any] = dict(
         tool=TOOL, tool_version=state.version,
         test="bidir" if any(l.role for l in state.lines) else ("reverse" if state.reverse else "forward"),
         transport=None if state.udp is None else ("UDP" if state.udp else "TCP"),

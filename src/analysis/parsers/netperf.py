@@ -229,7 +229,9 @@ def _is_result_line(line: str) -> bool:
 def _split_errors(lines: list[str], body: list[int]) -> tuple[list[int], list[int]]:
     """Separate the tool's error words (from a known error line up to the
     next result line) from the result section."""
-    result, errors, in_error = [], [], False
+    result: list[int] = []
+    errors: list[int] = []
+    in_error = False
     for i in body:
         if any(p.match(lines[i]) for p in _ERRORS):
             in_error = True
@@ -290,7 +292,8 @@ def _split_table(lines: list[str], body: list[int], ctx: _Context) -> _Table:
     if first_row is None:
         raise ParseError(ctx.source, body[-1] + 1, "netperf table header without a result row")
     head = [i for i in header_idx if i < first_row]
-    rows, extra = [], []
+    rows: list[tuple[int, list[str]]] = []
+    extra: list[int] = []
     for i in body:
         if i < first_row:
             continue
