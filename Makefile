@@ -26,6 +26,12 @@ report: setup
 test: setup
 	$(BIN)/python -m pytest
 
+# Long fuzzing of every parser with mutated genuine outputs: the random "dev"
+# Hypothesis profile (5000 inputs per parser, failures kept in .hypothesis/);
+# `make test` runs the same tests derandomised with 200 inputs each.
+fuzz: setup
+	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest tests/parsers/test_fuzz.py -q -s -W error::RuntimeWarning
+
 # The parsers are type-checked (mypy is in the virtual environment's test extras).
 typecheck: setup
 	$(BIN)/mypy src/analysis/parsers --ignore-missing-imports

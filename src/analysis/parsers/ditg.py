@@ -44,15 +44,19 @@ SERIES = {"bitrate": "throughput_mbps", "delay": "delay_ms", "jitter": "jitter_m
 _VERSION = re.compile(r"ITGDec version (?P<version>\d[\w.]*(?: \(r\d+\))?)")
 _BANNER = re.compile(r"\*{5,}\s+TOTAL RESULTS\s+\*{5,}")
 _RULE = re.compile(r"^[|\\/-]?(-{10,}|_{10,})$")
-_FLOW = re.compile(r"^[|\\/-]?Flow number: (?P<id>\d+)$")
-_ENDPOINT = re.compile(r"^[|\\/-]?(?P<dir>From|To)\s+(?P<host>\S+):(?P<port>\d+)$")
+_FLOW = re.compile(r"^[|\\/-]?Flow number: (?P<id>[0-9]{1,10})$")
+_ENDPOINT = re.compile(r"^[|\\/-]?(?P<dir>From|To)\s+(?P<host>\S+):(?P<port>[0-9]{1,10})$")
 _FIELD = re.compile(r"^[|\\/-]?(?P<label>[A-Z][A-Za-z -]*?)\s*=\s*(?P<value>\S.*)$")
 _DROPPED = re.compile(r"^(?P<n>\d+) \((?P<pct>[\d.]+|-?nan|inf) %\)$")
 _TOOL_ERROR = re.compile(r"^(Error opening log file '.*'|Empty log file|Error reading input file)$")
+# Fields are unsigned 32-bit numbers in the log (at most 10 digits) and seconds
+# printed as %f: anything else is no ITGDec line and is refused with its line.
+_U32 = r"[0-9]{1,10}"
+_SECS = r"[0-9]{1,20}(?:\.[0-9]{1,20})?"
 _PACKET = re.compile(
-    r"^Flow>(?P<flow>\d+) Seq>\s*(?P<seq>\d+) Src>\s*(?P<src>\S+)/(?P<sport>\d+) "
-    r"Dest>\s*(?P<dst>\S+)/(?P<dport>\d+) txTime>(?P<txh>\d+):(?P<txm>\d+):(?P<txs>[\d.]+) "
-    r"rxTime>(?P<rxh>\d+):(?P<rxm>\d+):(?P<rxs>[\d.]+) Size>\s*(?P<size>\d+)\r?$", re.M)
+    rf"^Flow>(?P<flow>{_U32}) Seq>\s*(?P<seq>{_U32}) Src>\s*(?P<src>\S+)/(?P<sport>{_U32}) "
+    rf"Dest>\s*(?P<dst>\S+)/(?P<dport>{_U32}) txTime>(?P<txh>{_U32}):(?P<txm>{_U32}):(?P<txs>{_SECS}) "
+    rf"rxTime>(?P<rxh>{_U32}):(?P<rxm>{_U32}):(?P<rxs>{_SECS}) Size>\s*(?P<size>{_U32})\r?$", re.M)
 _SERIES_HEAD = re.compile(r"^Time(?: \d+-\S+)+ Aggregate-Flow$")
 _NUMBERS = re.compile(r"^\d+\.\d{6}(?: -?\d+\.\d{6})+$")
 
@@ -280,14 +284,18 @@ def _rows(lines: list[str], source: str, start: int, width: int) -> np.ndarray:
     return np.array(rows, dtype=np.float64)
 
 
-def _step(times: np.ndarray, source: str) -> tuple[float, list[str]]:
-    """The interval DT from the time column, which must read 0, DT, 2DT, ..."""
+def _step(times: np.ndarray, source: str, first_line: int) -> tuple[float, list[str]]:
+    """The interval DT from the time column, which must read 0, DT, 2DT, ...
+    (``first_line``: the line of the first row, to cite)."""
+    if not np.isfinite(times).all():
+        raise ParseError(source, first_line + int(np.argmin(np.isfinite(times))), "a time that is no finite number: "
+                         "not an ITGDec time series")
     if len(times) < 2:
         return math.nan, ["one row only: the interval length is unknown"]
     dt = times[1] - times[0]
     expected = times[0] + dt * np.arange(len(times))
-    if dt <= 0 or np.abs(times - expected).max() > 2e-6:
-        raise ParseError(source, 2, "time column is not evenly spaced: not an ITGDec time series")
+    if not dt > 0 or not np.abs(times - expected).max() <= 2e-6:
+        raise ParseError(source, first_line, "time column is not evenly spaced: not an ITGDec time series")
     return float(dt), []
 
 
@@ -297,7 +305,7 @@ def _parse_series(lines: list[str], source: str, series: str | None) -> ParseRes
                          f"pass series= one of {', '.join(SERIES)}")
     cols = _series_columns(lines[0].strip(), source)
     table = _rows(lines, source, 1, len(cols) + 2)
-    dt, notes = _step(table[:, 0], source)
+    dt, notes = _step(table[:, 0], source, 2)
     records = [_series_record(fid, src, dst, notes) for fid, src, dst in cols]
     shared = shared_flow_warnings([(int(fid), src, 0, dst, 0) for fid, src, dst in cols])
     for i, extra in shared.items():
@@ -334,7 +342,7 @@ def _parse_combined(lines: list[str], source: str) -> ParseResult:
     """``-c``: time, bitrate (Kbit/s), delay, jitter, packets lost, all summed
     over flows. Sums of per-flow delays and jitters are no delay: not kept."""
     table = _rows(lines, source, 0, 5)
-    dt, notes = _step(table[:, 0], source)
+    dt, notes = _step(table[:, 0], source, 1)
     rec = RunRecord(tool=TOOL, side="receiver", flow="TOTAL", warnings=[
         "time series only: the values are in the intervals",
         "ITGDec -c sums delay and jitter over flows: those columns are not kept"] + notes)

@@ -265,7 +265,7 @@ class _TextParser:
                              "runs of different protocols in one output; split the file per run")
         self.transport = m["transport"]
         self.role = self.role or role
-        (self.connect_ports if role == "client" else self.listen_ports).add(int(m["port"]))
+        (self.connect_ports if role == "client" else self.listen_ports).add(_port(m["port"]))
 
     def _bracketed(self, lineno: int, line: str) -> None:
         if m := _REPORT.match(line):
@@ -294,8 +294,8 @@ class _TextParser:
             # a new connection after the session's [SUM] starts a new session
             self.session += 1
             self.open = {k: s for k, s in self.open.items() if not s.aggregate}
-        conn = _Conn(number, lineno, strip_zone(m["local"]), int(m["lport"]), strip_zone(m["remote"]),
-                     int(m["rport"]), raw.startswith("*"), "(reverse)" in m["rest"], "(full-duplex)" in m["rest"],
+        conn = _Conn(number, lineno, strip_zone(m["local"]), _port(m["lport"]), strip_zone(m["remote"]),
+                     _port(m["rport"]), raw.startswith("*"), "(reverse)" in m["rest"], "(full-duplex)" in m["rest"],
                      self.session)
         self.conns.append(conn)
         self.conn_of[number] = conn
@@ -598,6 +598,12 @@ class _TextParser:
                          status="failed", error=self.errors[0], warnings=list(self.warnings))
 
 
+def _port(digits: str) -> int:
+    """A port as printed; -1 for a number no port can be (it then matches no
+    header's port)."""
+    return int(digits) if len(digits) <= 5 else -1
+
+
 def _flow_name(raw: str) -> str:
     """``SUM``/``SUM-2`` -> SUM, ``*1`` -> 1, ``FD1`` stays."""
     return "SUM" if raw.startswith("SUM") else raw.lstrip("*")
@@ -606,11 +612,11 @@ def _flow_name(raw: str) -> str:
 def _udp_columns(t: re.Match[str], row: _Row) -> None:
     """Jitter, lost/total (%), and the 2.1 -e latency columns. A total of -1
     (2.1 client CSV/text with nothing received) means 'not measured'."""
-    total = int(t["total"])
+    total = float(t["total"])
     if total < 0:
         return
     row.jitter_ms = to_float(t["jitter"]) if t["jitter"] else None
-    row.lost, row.total = float(t["lost"]), float(total)
+    row.lost, row.total = float(t["lost"]), total
     row.loss_pct = to_float(t["pct"])
     if t["lat_avg"]:
         row.owd = (float(t["lat_avg"]), float(t["lat_min"]), float(t["lat_max"]), float(t["lat_sd"]))

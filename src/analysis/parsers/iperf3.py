@@ -182,7 +182,7 @@ def _parse_json(lines: list[str], source: str) -> ParseResult:
             run = _json_run(doc, line, source)
             records.extend(_json_records(run))
             intervals.extend(_json_intervals(run, records, first))
-        except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError, ArithmeticError) as err:
             if isinstance(err, ParseError):
                 raise
             raise ParseError(source, line, f"iperf3 JSON of an unexpected shape ({type(err).__name__}: {err})") from None
@@ -327,8 +327,9 @@ def _pair(run: _Run, flow: str, sent: dict[str, Any], recv: dict[str, Any], stre
 def _common(part: dict[str, Any]) -> dict[str, Any]:
     bps = json_number(part.get("bits_per_second"))
     seconds = json_number(part.get("seconds"))
-    if seconds is None and json_number(part.get("end")) is not None:
-        seconds = span_s(float(part.get("start") or 0), float(part["end"]))
+    end = json_number(part.get("end"))
+    if seconds is None and end is not None:
+        seconds = span_s(json_number(part.get("start")) or 0.0, end)
     return dict(throughput_mbps=None if bps is None else bits_per_s_to_mbps(bps),
                 bytes=json_number(part.get("bytes")), duration_s=seconds)
 
@@ -353,10 +354,10 @@ def _rtt(rec: RunRecord, streams: list[dict[str, Any]]) -> None:
     own = [s for s in sides if s.get("sender", True) and all(json_number(s.get(k)) is not None for k in keys)]
     if not own or len(own) != len(sides):
         return
-    rec.rtt_min_ms = us_to_ms(min(float(s["min_rtt"]) for s in own))
-    rec.rtt_max_ms = us_to_ms(max(float(s["max_rtt"]) for s in own))
+    rec.rtt_min_ms = us_to_ms(min(json_number(s["min_rtt"]) or 0.0 for s in own))
+    rec.rtt_max_ms = us_to_ms(max(json_number(s["max_rtt"]) or 0.0 for s in own))
     if len(own) == 1:  # a mean over several streams' means would be invented
-        rec.rtt_ms = us_to_ms(float(own[0]["mean_rtt"]))
+        rec.rtt_ms = us_to_ms(json_number(own[0]["mean_rtt"]) or 0.0)
 
 
 def _drop_unknown_side(run: _Run, sender: RunRecord, receiver: RunRecord) -> list[RunRecord]:
@@ -418,7 +419,7 @@ def _interval_row(index: int, side: str, flow: str, part: dict[str, Any], stream
     common = _common(part)
     rtt = json_number(streams[0].get("rtt")) if len(streams) == 1 else None
     return IntervalRecord(
-        record_index=index, start_s=float(part.get("start") or 0), end_s=float(part.get("end") or 0),
+        record_index=index, start_s=json_number(part.get("start")) or 0.0, end_s=json_number(part.get("end")) or 0.0,
         side=side, flow=flow, throughput_mbps=common["throughput_mbps"], bytes=common["bytes"],
         jitter_ms=json_number(part.get("jitter_ms")), loss_pct=json_number(part.get("lost_percent")),
         packets_lost=json_number(part.get("lost_packets")), packets_total=json_number(part.get("packets")),

@@ -13,6 +13,7 @@ table altogether. docs/formats/netperf.md lists every variant and pitfall.
 from __future__ import annotations
 
 import csv
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -194,7 +195,13 @@ def _apply_banner(m: re.Match, ctx: _Context, index: int) -> None:
         ctx.conf_level = float(conf.group("level"))
         ctx.conf_desired_half = float(conf.group("half"))
     burst = _BURST.search(rest)
-    ctx.burst = int(burst.group(1)) if burst else None
+    ctx.burst = _count(burst.group(1)) if burst else None
+
+
+def _count(digits: str) -> int:
+    """A printed count; only whether it is 0 matters to the parser, so a
+    number too long for int() stands for 'many'."""
+    return int(digits) if len(digits) <= 18 else 10**18
 
 
 def _family(fam: str) -> int | None:
@@ -724,7 +731,7 @@ def _omni_record(sel: dict[str, str], ctx: _Context) -> RunRecord:
     rec.ip_version = rec.ip_version or ip_version_of(rec.remote_address)
     rec.duration_s = _omni_float(sel, "ELAPSED_TIME")
     burst = _omni_float(sel, "BURST_SIZE")
-    if burst is not None:
+    if burst is not None and math.isfinite(burst):
         ctx.burst = int(burst)
     rr = direction == "Send|Recv"
     _omni_rate(rec, sel, rr, ctx)

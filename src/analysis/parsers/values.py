@@ -39,7 +39,10 @@ def json_number(value: Any) -> float | None:
     non-finite values (the tolerant iperf3 loader turns nan into null)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return finite(float(value))
+    try:
+        return finite(float(value))
+    except OverflowError:  # an integer beyond any double: no usable figure
+        return None
 
 
 def strip_zone(address: str) -> str:
