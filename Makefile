@@ -23,8 +23,12 @@ $(STAMP): pyproject.toml
 report: setup
 	$(BIN)/netrepro report
 
+# The layers (import-linter), the types (mypy), then the tests on two workers;
+# --dist loadfile keeps each notebook (nbval) and each test file on one worker.
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/lint-imports
+	$(BIN)/mypy src/analysis
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 # Re-execute the committed notebooks in place on the bundled data (what nbval checks).
 notebooks: setup
