@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.netrepro-installed
 CAMPAIGNS ?= $(wildcard data/raw/*/manifest.yaml)
 
-.PHONY: setup system report test fuzz typecheck bench collect notebooks clean
+.PHONY: setup system report test fuzz bench collect notebooks clean
 
 setup: system $(STAMP)
 
@@ -23,18 +23,18 @@ $(STAMP): pyproject.toml
 report: setup
 	$(BIN)/netrepro report
 
+# The layers (import-linter), the types (mypy), then the tests on two workers;
+# --dist loadfile keeps each notebook (nbval) and each test file on one worker.
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/lint-imports
+	$(BIN)/mypy src/analysis
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 # Long fuzzing of every parser with mutated genuine outputs: the random "dev"
 # Hypothesis profile (5000 inputs per parser, failures kept in .hypothesis/);
 # `make test` runs the same tests derandomised with 200 inputs each.
 fuzz: setup
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest tests/parsers/test_fuzz.py -q -s -W error::RuntimeWarning
-
-# The parsers are type-checked (mypy is in the virtual environment's test extras).
-typecheck: setup
-	$(BIN)/mypy src/analysis/parsers --ignore-missing-imports
 
 # Re-execute the committed notebooks in place on the bundled data (what nbval checks).
 notebooks: setup

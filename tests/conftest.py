@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from analysis import config
 
@@ -26,6 +29,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def pytest_configure(config):  # noqa: D103 - pytest hook
     config.addinivalue_line("markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
+    # Hypothesis caches what it learns (the code's constants, Unicode tables) in
+    # .hypothesis/ of the working directory, already while collecting: give each
+    # session (each xdist worker) its own folder instead, removed at the end.
+    config.hypothesis_home = Path(tempfile.mkdtemp(prefix="netrepro-hypothesis-"))
+    set_hypothesis_home_dir(config.hypothesis_home)
+
+
+def pytest_unconfigure(config):  # noqa: D103 - pytest hook
+    shutil.rmtree(config.hypothesis_home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -10,6 +10,8 @@ from analysis.ingest.campaign import load_campaign
 from analysis.verdicts import evaluate_hypotheses, load_hypotheses
 from analysis.ingest.per_run import one_row_per_run
 
+pytestmark = pytest.mark.slow  # ingests every bundled campaign (the first load of each takes seconds)
+
 ROOT = Path(__file__).resolve().parents[1]
 CAMPAIGNS = sorted(p.parent.name for p in (ROOT / "data/raw").glob("*/manifest.yaml"))
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis.ingest.campaign import load_campaign
+from analysis.ingest.campaign import load_campaign, processed_dir_for
 from analysis.ingest.ingest import ingest_campaign, write_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,7 +104,16 @@ def test_outcomes_reasons_and_strict(tmp_path):
     assert before == after  # raw files are never modified
 
 
-def test_load_campaign_reingests_only_when_raw_files_change(tmp_path):
+def test_processed_folder_follows_the_raw_one_unless_moved(tmp_path, monkeypatch):
+    monkeypatch.delenv("NETREPRO_PROCESSED", raising=False)
+    assert processed_dir_for(tmp_path / "raw" / "c") == tmp_path / "processed" / "c"
+    assert processed_dir_for(tmp_path / "elsewhere" / "c") == tmp_path / "elsewhere" / "c.processed"
+    monkeypatch.setenv("NETREPRO_PROCESSED", str(tmp_path / "moved"))
+    assert processed_dir_for(tmp_path / "raw" / "c") == tmp_path / "moved" / "c"
+
+
+def test_load_campaign_reingests_only_when_raw_files_change(tmp_path, monkeypatch):
+    monkeypatch.setenv("NETREPRO_PROCESSED", str(tmp_path / "processed"))  # this test's own cache
     camp = tmp_path / "raw" / "c"
     shutil.copytree(DEMO, camp)
     first = load_campaign(camp)

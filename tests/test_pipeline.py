@@ -41,6 +41,7 @@ def built(tmp_path_factory):
     return camp, tmp / "reports", index
 
 
+@pytest.mark.slow  # the report of the netperf runs is built once (~20 s)
 def test_every_artefact_exists(built):
     _, out, index = built
     small = out / "small"
@@ -57,6 +58,7 @@ def test_every_artefact_exists(built):
     assert "small/report.html" in index.read_text()
 
 
+@pytest.mark.slow  # the report of the netperf runs is built once (~20 s)
 def test_the_static_report_leaves_out_the_live_widget(built):
     _, out, _ = built
     executed = (out / "small" / "notebooks" / "02_explore.ipynb").read_text()
@@ -65,6 +67,7 @@ def test_the_static_report_leaves_out_the_live_widget(built):
     assert "Explore interactively" not in page and "VBox(children" not in page  # ... the HTML page does not
 
 
+@pytest.mark.slow  # the report of the netperf runs is built once (~20 s)
 def test_verdict_table_matches_the_library(built):
     camp, out, _ = built
     written = pd.read_csv(out / "small" / "tables" / "verdicts.csv")
@@ -118,6 +121,7 @@ def browser():
     driver.quit()
 
 
+@pytest.mark.slow  # the report of the netperf runs is built once (~20 s)
 def test_report_in_a_real_browser(served, browser):
     from urllib.request import urlopen
 
@@ -138,6 +142,7 @@ def test_report_in_a_real_browser(served, browser):
     assert "Hoefler" in browser.find_element(By.TAG_NAME, "body").text
 
 
+@pytest.mark.slow  # a whole study notebook through papermill (~13 s)
 def test_a_study_reproduction_runs_headless(tmp_path):
     from analysis.report.pipeline import PAPER_DIR, build_paper
 

@@ -8,14 +8,14 @@ rejected or failed (each one named on stderr); 2 the input cannot be used
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Optional
-
-import functools
 
 import typer
 
@@ -134,14 +134,17 @@ def report(
     campaigns: Annotated[Optional[list[Path]], typer.Argument(help="campaign folders (default: every data/raw/*/manifest.yaml)")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="where the report goes (default: the project's reports/)")] = None,
     papers: Annotated[bool, typer.Option("--papers/--no-papers", help="also rebuild the five studies' reproductions")] = True,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="notebook tasks run at once (default: one per core)")] = os.cpu_count() or 1,
+    force: Annotated[bool, typer.Option("--force", help="re-run every notebook, changed or not")] = False,
 ) -> None:
-    """Rebuild the report headless: run the notebooks with papermill for each campaign, write HTML and an index."""
+    """Rebuild the report headless: only what changed since the last build (a campaign's raw files,
+    its hypothesis file, a notebook, a study's record or claims, the library), in parallel; HTML and an index."""
     from analysis.report.pipeline import build_report
 
     folders = campaigns or sorted(p.parent for p in config.raw_dir().glob("*/manifest.yaml"))
     if not folders:
         raise NetreproError(f"{config.raw_dir()}: no campaign folders (a folder with manifest.yaml)")
-    index = build_report(folders, out or config.reports_dir(), papers=papers)
+    index = build_report(folders, out or config.reports_dir(), papers=papers, jobs=jobs, force=force)
     print(f"report: {index}")
 
 

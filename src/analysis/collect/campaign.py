@@ -140,7 +140,7 @@ class Collector:
         """One discarded run per tool and testbed, so first runs do not pay for cold caches."""
         if not self.plan.warmup_s:
             return
-        seen = {}
+        seen: dict[tuple[str, str], Run] = {}
         for r in pending:
             seen.setdefault((self.plan.testbed_of(r.levels), r.tool), r)
         for (bed, tool), r in seen.items():

@@ -177,7 +177,7 @@ def _check_factor(name: str, levels: list[int | str], tool: str) -> None:
     for v in levels:
         if not isinstance(v, kind) or isinstance(v, bool):
             raise ValueError(f"factor {name}: level {v!r} is not {'an integer' if kind is int else 'a name'}")
-        if kind is str:
+        if isinstance(v, str):
             _safe(v, f"factor {name} level")
     _check_levels(name, levels, tool)
 
@@ -258,18 +258,21 @@ class Plan(_Strict):
         return self
 
     def _check_block_refs(self, b: Block) -> None:
-        topologies = b.factors.get("topology")
-        if topologies is None and len(self.testbeds) != 1:
+        # Both factors are names (their levels were checked to be str by the block).
+        named = b.factors.get("topology")
+        if named is None and len(self.testbeds) != 1:
             raise ValueError(f"block {b.name}: several testbeds are named, so give a topology factor choosing among {list(self.testbeds)}")
-        for t in topologies or []:
+        topologies = [str(t) for t in named] if named is not None else list(self.testbeds)
+        for t in topologies:
             if t not in self.testbeds:
                 raise ValueError(f"block {b.name}: topology {t!r} is not among testbeds {list(self.testbeds)}")
-        for s in b.factors.get("stack", []):
+        stacks = [str(s) for s in b.factors.get("stack", [])]
+        for s in stacks:
             if s not in self.stack_profiles:
                 raise ValueError(f"block {b.name}: stack {s!r} is not among stack_profiles {list(self.stack_profiles)}")
-        kinds = {self.testbeds[t].kind for t in (topologies or list(self.testbeds))}
+        kinds = {self.testbeds[t].kind for t in topologies}
         if "loopback" in kinds:
-            touching = [s for s in b.factors.get("stack", []) if self.stack_profiles[s]]
+            touching = [s for s in stacks if self.stack_profiles[s]]
             if touching or "mtu_bytes" in b.factors:
                 raise ValueError(f"block {b.name}: on the loopback testbed a stack profile or MTU would change the host itself")
 

@@ -69,7 +69,14 @@ def in_ns(ns: str | None, argv: list[str]) -> list[str]:
 @dataclass
 class Node:
     role: str  # snd, rcv, r1, r2; "host" for loopback
-    ns: str | None
+    ns: str | None  # None: the host's own namespace (the loopback testbed)
+
+    @property
+    def netns(self) -> str:
+        """The namespace's name, for the commands that build and change a namespace testbed."""
+        if self.ns is None:
+            raise TestbedError(f"node {self.role} is the host itself: it has no namespace to build or change")
+        return self.ns
 
 
 @dataclass
@@ -151,9 +158,9 @@ class Testbed:
             return
         _write_owner(self.prefix)
         for node in self.nodes:
-            sh(["ip", "netns", "add", node.ns])
-            self.created.append(node.ns)
-            sh(["ip", "-n", node.ns, "link", "set", "lo", "up"])
+            sh(["ip", "netns", "add", node.netns])
+            self.created.append(node.netns)
+            sh(["ip", "-n", node.netns, "link", "set", "lo", "up"])
         for link in self.links:
             self._build_link(link)
         self._route()
@@ -165,11 +172,11 @@ class Testbed:
         (na, ia), (nb, ib) = link.a, link.b
         sh(["ip", "link", "add", ia, "type", "veth", "peer", "name", ib])
         for node, ifname, host in ((na, ia, 1), (nb, ib, 2)):
-            sh(["ip", "link", "set", ifname, "netns", node.ns])
-            sh(["ip", "-n", node.ns, "link", "set", ifname, "mtu", str(link.mtu)])
-            sh(["ip", "-n", node.ns, "addr", "add", f"{_v4(link.index, host)}/24", "dev", ifname])
-            sh(["ip", "-n", node.ns, "-6", "addr", "add", f"{_v6(link.index, host)}/64", "dev", ifname, "nodad"])
-            sh(["ip", "-n", node.ns, "link", "set", ifname, "up"])
+            sh(["ip", "link", "set", ifname, "netns", node.netns])
+            sh(["ip", "-n", node.netns, "link", "set", ifname, "mtu", str(link.mtu)])
+            sh(["ip", "-n", node.netns, "addr", "add", f"{_v4(link.index, host)}/24", "dev", ifname])
+            sh(["ip", "-n", node.netns, "-6", "addr", "add", f"{_v6(link.index, host)}/64", "dev", ifname, "nodad"])
+            sh(["ip", "-n", node.netns, "link", "set", ifname, "up"])
 
     def _route(self) -> None:
         """Static routes: ends default to their neighbour; routers forward
@@ -181,14 +188,14 @@ class Testbed:
             return
         r1, r2 = self.nodes[1], self.nodes[2]
         for router in (r1, r2):
-            sh(in_ns(router.ns, ["sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"]))
+            sh(in_ns(router.netns, ["sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"]))
         for router, far, via in ((r1, 2, 2), (r2, 0, 1)):
-            sh(["ip", "-n", router.ns, "route", "add", f"198.18.{far}.0/24", "via", _v4(1, via)])
-            sh(["ip", "-n", router.ns, "-6", "route", "add", f"2001:2:0:{far}::/64", "via", _v6(1, via)])
+            sh(["ip", "-n", router.netns, "route", "add", f"198.18.{far}.0/24", "via", _v4(1, via)])
+            sh(["ip", "-n", router.netns, "-6", "route", "add", f"2001:2:0:{far}::/64", "via", _v6(1, via)])
 
     def _default(self, node: Node, link: int, host: int) -> None:
-        sh(["ip", "-n", node.ns, "route", "add", "default", "via", _v4(link, host)])
-        sh(["ip", "-n", node.ns, "-6", "route", "add", "default", "via", _v6(link, host)])
+        sh(["ip", "-n", node.netns, "route", "add", "default", "via", _v4(link, host)])
+        sh(["ip", "-n", node.netns, "-6", "route", "add", "default", "via", _v6(link, host)])
 
     def _shape(self, link: Link) -> None:
         """Egress rate limit on both ends of the link."""
@@ -198,11 +205,11 @@ class Testbed:
         for node, ifname in (link.a, link.b):
             if self.spec.shaper == "tbf":
                 burst = max(int(rate_bps(rate) / 8 / 1000), 2 * link.mtu + 1600)  # >= 1 ms at rate
-                sh(["tc", "-n", node.ns, "qdisc", "replace", "dev", ifname, "root", "tbf",
+                sh(["tc", "-n", node.netns, "qdisc", "replace", "dev", ifname, "root", "tbf",
                     "rate", rate, "burst", str(burst), "latency", "50ms"])
             else:
-                sh(["tc", "-n", node.ns, "qdisc", "replace", "dev", ifname, "root", "handle", "1:", "htb", "default", "1"])
-                sh(["tc", "-n", node.ns, "class", "add", "dev", ifname, "parent", "1:", "classid", "1:1",
+                sh(["tc", "-n", node.netns, "qdisc", "replace", "dev", ifname, "root", "handle", "1:", "htb", "default", "1"])
+                sh(["tc", "-n", node.netns, "class", "add", "dev", ifname, "parent", "1:", "classid", "1:1",
                     "htb", "rate", rate, "ceil", rate])
 
     def _offloads(self, link: Link) -> None:
@@ -212,13 +219,13 @@ class Testbed:
             raise TestbedError("offloads were asked for but ethtool is not installed")
         args = [x for k, on in self.spec.offloads.items() for x in (k, "on" if on else "off")]
         for node, ifname in (link.a, link.b):
-            sh(in_ns(node.ns, ["ethtool", "-K", ifname, *args]))
+            sh(in_ns(node.netns, ["ethtool", "-K", ifname, *args]))
 
     def set_mtu(self, mtu: int) -> None:
         """Same MTU on every link end (the mtu_bytes factor)."""
         for link in self.links:
             for node, ifname in (link.a, link.b):
-                sh(["ip", "-n", node.ns, "link", "set", ifname, "mtu", str(mtu)])
+                sh(["ip", "-n", node.netns, "link", "set", ifname, "mtu", str(mtu)])
             link.mtu = mtu
 
     def apply_stack(self, sysctls: dict[str, str]) -> dict[str, str]:
@@ -313,6 +320,14 @@ def _remove_link(ifname: str) -> None:
         sh(["ip", "link", "del", ifname], check=False)
 
 
+def _prefix(name: str) -> str:
+    """The ``nr-<6 hex>`` testbed prefix of a name that follows the scheme."""
+    m = PREFIX_RE.match(name)
+    if m is None:
+        raise TestbedError(f"{name} does not follow netrepro's naming scheme")
+    return m.group(1)
+
+
 def our_namespaces() -> list[str]:
     """Namespaces that follow netrepro's naming scheme (any campaign's)."""
     out = sh(["ip", "netns", "list"], check=False)
@@ -331,16 +346,16 @@ def cleanup(include_live: bool = False) -> list[str]:
     Names outside the ``nr-<6 hex>-<role>`` scheme are never touched."""
     removed = []
     for ns in our_namespaces():
-        prefix = PREFIX_RE.match(ns).group(1)  # type: ignore[union-attr]
+        prefix = _prefix(ns)
         if include_live or not _owner_alive(prefix):
             _remove_namespace(ns)
             removed.append(ns)
     for ifname in our_links():
-        prefix = PREFIX_RE.match(ifname).group(1)  # type: ignore[union-attr]
+        prefix = _prefix(ifname)
         if include_live or not _owner_alive(prefix):
             _remove_link(ifname)
             removed.append(ifname)
-    for prefix in {PREFIX_RE.match(n).group(1) for n in removed}:  # type: ignore[union-attr]
+    for prefix in {_prefix(n) for n in removed}:
         _owner_path(prefix).unlink(missing_ok=True)
     return removed
 

@@ -47,7 +47,7 @@ def draw_campaign(runs: pd.DataFrame, factors: list[str], out_dir: str | Path, *
     F.apply_style()
     out = Path(out_dir)
     drawn: list[Drawn] = []
-    prov = {"campaign": campaign, "synthetic": synthetic}
+    prov: F.Provenance = {"campaign": campaign, "synthetic": synthetic}
     for tool, part in ok_runs(runs).groupby("tool", sort=True):
         for present, block in blocks(part, factors):
             size = size_factor(present)
@@ -61,8 +61,9 @@ def draw_campaign(runs: pd.DataFrame, factors: list[str], out_dir: str | Path, *
 
 
 def _block_figures(data: pd.DataFrame, metric: str, size: str | None, others: list[str], present: list[str],
-                   out: Path, tool: str, prov: dict) -> list[Drawn]:
-    drawn = []
+                   out: Path, tool: str, prov: F.Provenance) -> list[Drawn]:
+    drawn: list[Drawn] = []
+    hue: str | None
     others = sorted(others, key=lambda f: -data[f].nunique())  # the factor with most levels on the x axis
     if size:
         fig = F.metric_vs_size(data, metric, size, others[:2] or [size], **prov)
@@ -82,7 +83,7 @@ def _block_figures(data: pd.DataFrame, metric: str, size: str | None, others: li
     return drawn
 
 
-def _anova_figures(data: pd.DataFrame, metric: str, factors: list[str], out: Path, tool: str, prov: dict,
+def _anova_figures(data: pd.DataFrame, metric: str, factors: list[str], out: Path, tool: str, prov: F.Provenance,
                    suffix: str) -> list[Drawn]:
     """Allocation of variation and residual QQ plot, when the runs allow a model."""
     fit = anova_design(data, factors, metric)

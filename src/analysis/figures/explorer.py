@@ -42,7 +42,7 @@ def draw(runs: pd.DataFrame, tool: str, metric: str, x: str, hue: str | None, ki
     data = data[data["tool"] == tool].dropna(subset=[metric, x])
     if data.empty:
         raise ValueError(f"{tool} has no successful run with a value of {metric} and a level of {x}")
-    prov = {"campaign": campaign, "synthetic": synthetic}
+    prov: F.Provenance = {"campaign": campaign, "synthetic": synthetic}
     if kind == "distribution":
         return F.distributions(data, metric, x, hue, **prov)
     if _is_numeric(data[x]):

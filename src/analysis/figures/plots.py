@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict
 
 import matplotlib
 
@@ -36,6 +37,13 @@ LABELS = {
     "message_size_bytes": "Message size (bytes)",
     "ip_version": "IP version",
 }
+
+
+class Provenance(TypedDict):
+    """What every figure's caption names: the campaign, and whether its data are synthetic."""
+
+    campaign: str
+    synthetic: bool
 
 
 def label(column: str) -> str:
@@ -104,7 +112,7 @@ def grouped_bars(runs: pd.DataFrame, metric: str, x: str, hue: str | None, *, ca
         pos = np.arange(len(xs)) + (i - (len(hues) - 1) / 2) * width
         err = np.vstack([cell["mean"] - cell["ci_low"], cell["ci_high"] - cell["mean"]])
         ax.bar(pos, cell["mean"], width, yerr=np.nan_to_num(err), capsize=3, color=colour,
-               label=None if h is None else _series_label(h, [hue]))
+               label=None if hue is None else _series_label(h, [hue]))
     ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
     ax.set_xlabel(label(x))
     ax.set_ylabel(label(metric))
@@ -189,8 +197,10 @@ def allocation_of_variation(anova: pd.DataFrame, *, campaign: str, synthetic: bo
 
 
 def _axes(ax: plt.Axes | None) -> tuple[plt.Figure, plt.Axes]:
+    """The figure to caption (the whole figure, also for an axes in a subfigure) and the axes to draw on."""
     if ax is not None:
-        return ax.figure, ax
+        fig = ax.figure
+        return (fig if isinstance(fig, plt.Figure) else fig.figure), ax
     fig, ax = plt.subplots(figsize=(7, 4.5))
     return fig, ax
 

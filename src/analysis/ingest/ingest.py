@@ -13,6 +13,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -215,7 +216,7 @@ def _conflicts(levels: dict[str, Any], row: dict[str, Any]) -> list[str]:
     return out
 
 
-def _frame(rows: _RowBuffer, dtypes: dict[str, str], factor_types: dict[str, str], factor_order: list[str]) -> pd.DataFrame:
+def _frame(rows: _RowBuffer, dtypes: dict[str, str], factor_types: Mapping[str, str], factor_order: list[str]) -> pd.DataFrame:
     frame = coerce(rows.frame(), dtypes)
     for name, type_name in factor_types.items():
         if name in frame and name not in dtypes:

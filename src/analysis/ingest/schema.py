@@ -41,7 +41,6 @@ def dtypes_of(record_type: type) -> dict[str, str]:
 
 RUN_DTYPES = dtypes_of(RunRecord)
 INTERVAL_DTYPES = dtypes_of(IntervalRecord)
-PROVENANCE_COLUMNS = ("source_path", "source_sha256", "record_index", "warnings")
 
 
 def _column(name: str, dtype: str) -> pa.Column:

@@ -97,7 +97,7 @@ def hoefler_belli(campaign: Campaign, runs: pd.DataFrame, verdicts: pd.DataFrame
     cells = runs_per_cell(campaign, runs).iloc[0]
     setup = [k for k in ("testbed", "os", "kernel") if getattr(info, k)] + (["tool versions"] if info.tool_versions else [])
     tested = verdicts is not None and len(verdicts) > 0
-    normality = tested and verdicts["assumptions"].fillna("").str.contains("Shapiro").any()
+    normality = verdicts is not None and tested and bool(verdicts["assumptions"].fillna("").str.contains("Shapiro").any())
     bound = info.extra.get("upper_bound") or info.extra.get("link_rate")
     rules = [
         (1, "Report the base case of speedups", "not applicable", "no speedups are reported"),

@@ -9,6 +9,7 @@ one can also be run alone in JupyterLab.
 
 from __future__ import annotations
 
+import csv
 import html
 import os
 from dataclasses import dataclass
@@ -89,6 +90,9 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
     title = f"netrepro report: {campaign_dir.name}" + (" (SYNTHETIC DATA)" if synthetic else "")
     page = out_dir / "report.html"
     page.write_text(to_html(executed, title))
+    (out_dir / "SYNTHETIC").unlink(missing_ok=True)
+    if synthetic:  # the index labels it, even when it is rebuilt from what is on disk
+        (out_dir / "SYNTHETIC").write_text("this campaign's data is synthetic\n")
     return CampaignReport(campaign_dir.name, page, sorted((out_dir / "figures").glob("*.png")),
                           sorted((out_dir / "tables").glob("*.csv")), synthetic)
 
@@ -108,44 +112,99 @@ def build_paper(notebook: Path, out_root: Path, echo=print) -> CampaignReport:
                           sorted((out_dir / "tables").glob("*.csv")), synthetic=False)
 
 
-def _index_section(r: CampaignReport, out_root: Path) -> list[str]:
+VERDICT_ORDER = ("supported", "agrees", "contradicted", "disagrees", "inconclusive", "tie", "restated", "untestable")
+METRIC_WORDS = ("throughput", "rtt", "owd", "jitter", "cpu", "loss", "packets", "transactions")
+
+
+def found_reports(out_root: Path) -> tuple[list[CampaignReport], list[CampaignReport]]:
+    """Every campaign and study that has a report under ``out_root``, rebuilt now or not."""
+    def report(folder: Path) -> CampaignReport:
+        return CampaignReport(folder.name, folder / "report.html", sorted((folder / "figures").glob("*.png")),
+                              sorted((folder / "tables").glob("*.csv")),
+                              (folder / "SYNTHETIC").is_file())
+    campaigns = [report(p.parent) for p in sorted(out_root.glob("*/report.html")) if p.parent.name != "papers"]
+    studies = [report(p.parent) for p in sorted((out_root / "papers").glob("*/report.html"))]
+    return campaigns, studies
+
+
+def verdict_counts(r: CampaignReport) -> dict[str, int]:
+    """Claims per verdict from the report's verdict table (empty when it has none)."""
+    table = next((t for t in r.tables if t.stem == "verdicts"), None)
+    if table is None:
+        return {}
+    with table.open(newline="", encoding="utf-8") as fh:
+        verdicts = [row.get("verdict", "") for row in csv.DictReader(fh)]
+    counts = {v: verdicts.count(v) for v in VERDICT_ORDER if v in verdicts}
+    return counts | {v: verdicts.count(v) for v in sorted(set(verdicts) - set(counts))}
+
+
+def _metric_of(figure: Path) -> str:
+    name = figure.stem.lower()
+    return next((w for w in METRIC_WORDS if w in name), "other")
+
+
+def _card(r: CampaignReport, out_root: Path) -> list[str]:
     rel = lambda p: html.escape(p.relative_to(out_root).as_posix())  # noqa: E731
     label = " <strong>(SYNTHETIC DATA)</strong>" if r.synthetic else ""
-    parts = [f"<h3 id='{html.escape(r.campaign)}'>{html.escape(r.campaign)}{label}</h3>",
-             f"<p><a href='{rel(r.html)}'>Report</a></p><h4>Tables</h4><ul>"]
-    parts += [f"<li><a href='{rel(t)}'>{html.escape(t.name)}</a></li>" for t in r.tables]
-    parts.append("</ul><h4>Figures</h4><ul>")
-    parts += [f"<li><a href='{rel(f)}'>{html.escape(f.stem)}</a></li>" for f in r.figures]
-    parts.append("</ul>")
+    counts = verdict_counts(r)
+    summary = ", ".join(f"{n} {v}" for v, n in counts.items()) or "no verdict table"
+    thumb = (f"<a href='{rel(r.html)}'><img class='thumb' src='{rel(r.figures[0])}' alt='headline figure of "
+             f"{html.escape(r.campaign)}'></a>") if r.figures else ""
+    parts = [f"<section class='card' id='{html.escape(r.campaign)}'>{thumb}",
+             f"<h3><a href='{rel(r.html)}'>{html.escape(r.campaign)}</a>{label}</h3>",
+             f"<p class='verdicts'>{html.escape(summary)}</p>"]
+    if r.tables:
+        parts.append("<p>Tables: " + ", ".join(f"<a href='{rel(t)}'>{html.escape(t.stem)}</a>" for t in r.tables) + "</p>")
+    if r.figures:
+        parts.append(f"<details><summary>{len(r.figures)} figures</summary>")
+        groups: dict[str, list[Path]] = {}
+        for f in r.figures:
+            groups.setdefault(_metric_of(f), []).append(f)
+        for metric, figures in groups.items():
+            parts.append(f"<h4>{html.escape(metric)}</h4><div class='gallery'>")
+            parts += [f"<a href='{rel(f)}' title='{html.escape(f.stem)}'><img src='{rel(f)}' loading='lazy' "
+                      f"alt='{html.escape(f.stem)}'></a>" for f in figures]
+            parts.append("</div>")
+        parts.append("</details>")
+    parts.append("</section>")
     return parts
 
 
+STYLE = ("body{font-family:sans-serif;max-width:70em;margin:2em auto}"
+         ".card{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;margin:1em 0;overflow:hidden}"
+         ".thumb{float:right;width:220px;margin-left:1em}.verdicts{font-weight:bold}"
+         ".gallery img{width:160px;margin:2px;border:1px solid #eee}")
+
+
 def write_index(reports: list[CampaignReport], papers: list[CampaignReport], out_root: Path) -> Path:
-    """reports/index.html: every campaign and reproduced study with links to
-    its report, tables and figures (relative links, so the folder can move)."""
+    """reports/index.html: one card per campaign and reproduced study (verdict counts,
+    headline figure, tables, figures by metric), relative links so the folder can move."""
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>netrepro reports</title>",
-             "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}li{margin:.2em 0}</style>",
-             "</head><body><h1>netrepro reports</h1><h2>Campaigns</h2>"]
+             f"<style>{STYLE}</style></head><body><h1>netrepro reports</h1><h2>Campaigns</h2>"]
     for r in reports:
-        parts += _index_section(r, out_root)
+        parts += _card(r, out_root)
     if papers:
         parts.append("<h2>The studies reproduced</h2>")
         for r in papers:
-            parts += _index_section(r, out_root)
+            parts += _card(r, out_root)
     parts.append("</body></html>")
     index = out_root / "index.html"
     index.write_text("\n".join(parts) + "\n")
     return index
 
 
+def write_index_from(out_root: Path) -> Path:
+    """The index of every report found under ``out_root``."""
+    return write_index(*found_reports(out_root), out_root)
+
+
 def build_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR,
-                 papers: bool = True, echo=print) -> Path:
-    """Run the whole pipeline (campaigns, then the studies' reproductions); returns the index page."""
-    out_root = out_root.resolve()
-    out_root.mkdir(parents=True, exist_ok=True)
-    reports = []
-    for i, campaign in enumerate(campaigns, 1):
-        echo(f"[{i}/{len(campaigns)}] {campaign.name}")
-        reports.append(build_campaign(campaign.resolve(), out_root, hypotheses_dir.resolve(), echo))
-    studies = [build_paper(nb, out_root, echo) for nb in sorted(PAPER_DIR.glob("*.ipynb"))] if papers else []
-    return write_index(reports, studies, out_root)
+                 papers: bool = True, echo=print, jobs: int = 1, force: bool = False) -> Path:
+    """Rebuild what changed (campaigns, then the studies' reproductions) and the index;
+    raises ReportError naming every failed notebook after the others have finished."""
+    from analysis.report.tasks import run_report
+
+    failures = run_report(campaigns, out_root, hypotheses_dir, papers=papers, jobs=jobs, force=force, echo=echo)
+    if failures:
+        raise ReportError("; ".join(failures))
+    return out_root.resolve() / "index.html"

@@ -18,7 +18,10 @@ DERIVED_COLUMNS = ["id", "quote", "source", "printed", "a", "b", "formula", "rec
 
 
 def _operand(record: Record, operand: Operand) -> float:
-    return operand.value if operand.value is not None else operand_value(record.rows, operand.where)
+    if operand.value is not None:
+        return operand.value
+    assert operand.where is not None  # the Operand model requires exactly one of the two
+    return operand_value(record.rows, operand.where)
 
 
 def apply(formula: str, a: float, b: float) -> float:

@@ -83,6 +83,8 @@ def draw_published(record: Record, spec: FigureSpec) -> tuple[plt.Figure, int, i
 def draw_mirror(spec: FigureSpec, raw_dir: Path | None = None) -> plt.Figure:
     """The same figure design from our own campaign (see reproduce.mirrors)."""
     mirror = spec.mirror
+    if mirror is None:
+        raise ValueError(f"figure {spec.id} has no mirror campaign")
     data = load_mirror(mirror["campaign"], raw_dir)
     runs = data.runs
     for factor, value in mirror.get("scope", {}).items():

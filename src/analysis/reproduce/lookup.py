@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis.reproduce.claims import Evidence, load_claims
+from analysis.reproduce.claims import ClaimsFile, Evidence, load_claims
 from analysis.reproduce.published import load_designs, load_published
 
 KEY_COLUMNS = ("testbed", "os", "security", "ip_version", "transport", "size_bytes",
@@ -29,7 +29,7 @@ class Record:
     study: str
     rows: pd.DataFrame
     design: dict
-    claims: object = field(default=None)
+    claims: ClaimsFile = field(default_factory=lambda: ClaimsFile(study="", claims=[]))
 
     @property
     def runs_per_point(self) -> int | None:

@@ -7,6 +7,8 @@ hand-transcribed row fails loudly instead of silently joining the wrong cell.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pandera.pandas as pa
 from analysis.config import published_dir

@@ -17,6 +17,7 @@ and the table says at which.
 from __future__ import annotations
 
 from itertools import product
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -82,6 +83,12 @@ def _cell_label(claim: Claim, cell: dict) -> str:
     return ", ".join(str(p) for p in parts) or "all"
 
 
+def _two_levels(claim: Claim) -> tuple:
+    """The compared levels a and b (published claims compare single levels, never groups)."""
+    levels = claim.compare.all_levels()
+    return levels[0], levels[-1]
+
+
 def _evidence_for(claim: Claim, cell: dict):
     for ev in claim.evidence:
         if all(cell.get(k) == v for k, v in ev.cell.items()):
@@ -91,7 +98,7 @@ def _evidence_for(claim: Claim, cell: dict):
 def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     """The printed numbers of one cell: means, SDs, a difference, a percentage."""
     rows, factor = record.rows, claim.compare.factor
-    level_a, level_b = claim.compare.levels[0], claim.compare.levels[-1]
+    level_a, level_b = _two_levels(claim)
     key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
     found_a = cell_rows(rows, claim.metric, key_a, MEAN_STATS)
     found_b = cell_rows(rows, claim.metric, key_b, MEAN_STATS)
@@ -99,7 +106,7 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     mean_b, note_b = single_value(found_b)
     sd_a, _ = single_value(cell_rows(rows, claim.metric, key_a, ("sd",)))
     sd_b, _ = single_value(cell_rows(rows, claim.metric, key_b, ("sd",)))
-    out = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
+    out: dict[str, Any] = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
            "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
            "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
            "note": "; ".join(n for n in (note_a, note_b) if n), "snippets": []}
@@ -195,7 +202,8 @@ def _judge_cells(claim: Claim, cells: list[dict]) -> None:
     """Tests, Holm across the claim's tested cells, then each cell's verdict."""
     tested = [c for c in cells if c["class"] == "tested"]
     for c in tested:
-        c.update(_tost(c, claim.margin) if claim.direction == "equivalent" else _welch(c))
+        c.update(_tost(c, claim.margin) if claim.direction == "equivalent" and claim.margin is not None
+                 else _welch(c))
     p_adj = adjust([c["p"] for c in tested], "holm")
     outside = adjust([c.get("p_outside", np.nan) for c in tested], "holm")
     for c, p, out in zip(tested, p_adj, outside):
@@ -240,7 +248,7 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
     if "size_bytes" not in claim.per or claim.direction not in ("greater", "less"):
         return []
     factor = claim.compare.factor
-    level_a, level_b = claim.compare.levels[0], claim.compare.levels[-1]
+    level_a, level_b = _two_levels(claim)
     if claim.direction == "less":
         level_a, level_b = level_b, level_a
     out, seen = [], []
@@ -296,7 +304,7 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
     ranges = [c for c in cells if c["class"] == "range"]
     tested = [c for c in sized if c["class"] == "tested"]
     descriptive = [c for c in sized if c["class"] == "descriptive"]
-    row = {"id": claim.id, "quote": claim.quote, "source": claim.source,
+    row: dict[str, Any] = {"id": claim.id, "quote": claim.quote, "source": claim.source,
            "study_verdict": claim.study_verdict, "metric": claim.metric, "claim": _claim_text(claim),
            "over": claim.over, "note": claim.note, "p_adj": np.nan, "diff": np.nan, "hedges_g": np.nan}
     if not (tested or descriptive or [c for c in ranges if c["verdict"] != "undecided"]):

@@ -28,6 +28,7 @@ def welch_from_stats(mean_a: float, sd_a: float, n_a: int,
                      conf: float = 0.95, equal_var: bool = False) -> TwoGroupTest:
     """Welch (default) or pooled two-sample t-test of a - b from summaries."""
     va, vb = sd_a**2, sd_b**2
+    df: float
     if equal_var:
         df = n_a + n_b - 2
         pooled = ((n_a - 1) * va + (n_b - 1) * vb) / df

@@ -77,7 +77,7 @@ def tost(a, b, margin: float | tuple[float, float],
     in the metric's units.
     """
     a, b = _pair(a, b)
-    low, high = (-margin, margin) if np.isscalar(margin) else margin
+    low, high = margin if isinstance(margin, tuple) else (-margin, margin)
     p, (t_low, p_low, df), (t_high, p_high, _) = ttost_ind(
         a, b, low, high, usevar="pooled" if equal_var else "unequal")
     return EquivalenceTest(

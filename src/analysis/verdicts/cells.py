@@ -42,12 +42,13 @@ def two_groups(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, test: str) -> dict
            "n_a": a.size, "n_b": b.size, "df_num": np.nan}
     if hyp.direction == "equivalent":
         margin = hyp.margin if hyp.margin is not None else (hyp.margin_pct or 0) / 100 * abs(b.mean())
-        res = st.tost(a, b, margin)
-        row.update(test=f"{res.test}, margin ±{margin:.4g}", statistic=res.statistic_low,
-                   df=res.df, p=res.p, p_outside=min(1 - res.p_low, 1 - res.p_high))
+        equivalence = st.tost(a, b, margin)
+        row.update(test=f"{equivalence.test}, margin ±{margin:.4g}", statistic=equivalence.statistic_low,
+                   df=equivalence.df, p=equivalence.p,
+                   p_outside=min(1 - equivalence.p_low, 1 - equivalence.p_high))
     elif test == "mann-whitney":
-        res = st.mann_whitney(a, b)
-        row.update(test=res.test, statistic=res.statistic, df=np.nan, p=res.p)
+        rank = st.mann_whitney(a, b)
+        row.update(test=rank.test, statistic=rank.statistic, df=np.nan, p=rank.p)
     else:
         row.update(test=welch.test, statistic=welch.statistic, df=welch.df, p=welch.p)
     cv = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) / abs(b.mean()) if b.mean() else np.nan

@@ -1,0 +1,128 @@
+"""The report as a dependency graph, run by doit: one task per campaign and per
+study, rebuilt only when its inputs change, independent tasks in parallel.
+
+A campaign task depends on the four notebooks, the campaign's raw fingerprint
+(manifest + every raw file's content), its hypothesis file and the code of
+this package; a study task on its notebook, its published record and claims
+file, the designs, the mirror map and its mirror campaign's fingerprint.
+doit keeps the last-seen signatures in ``<reports>/.doit.db``; a task whose
+inputs did not change is skipped.  A failing task names its notebook and cell
+and the others still finish (``--continue``); the index is written last from
+whatever reports exist, so it always lists every campaign and study.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from doit.cmd_base import ModuleTaskLoader
+from doit.doit_cmd import DoitMain
+from doit.exceptions import TaskFailed
+from doit.tools import config_changed
+
+import analysis
+from analysis import config
+from analysis.errors import NetreproError, ReportError
+from analysis.ingest.ingest import fingerprint
+from analysis.report import pipeline
+
+
+def code_fingerprint() -> str:
+    """A hash of this package's source: a change to the library re-runs every notebook."""
+    digest = hashlib.sha256(analysis.__version__.encode())
+    root = Path(analysis.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _run(build: Callable[[], object], failures: list[str]) -> TaskFailed | None:
+    """A doit action: the build, or its error as doit's failure (named, no traceback),
+    also kept in ``failures`` for the caller."""
+    try:
+        build()
+    except (ReportError, NetreproError) as exc:
+        failures.append(str(exc))
+        return TaskFailed(str(exc))
+    return None
+
+
+def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: str, echo,
+                  failures: list[str]) -> dict:
+    hyp = hypotheses_dir / f"{campaign.name}.yaml"
+    notebooks = [pipeline.NOTEBOOK_DIR / f"{n}.ipynb" for n in pipeline.NOTEBOOKS]
+    return {
+        "name": f"campaign:{campaign.name}",
+        "actions": [(_run, [lambda: pipeline.build_campaign(campaign, out_root, hypotheses_dir, echo), failures])],
+        "file_dep": [str(p) for p in notebooks + ([hyp] if hyp.is_file() else [])],
+        "targets": [str(out_root / campaign.name / "report.html")],
+        "uptodate": [config_changed({"raw": fingerprint(campaign), "code": code,
+                                     "hypotheses": hyp.is_file()})],
+        "doc": f"campaign {campaign.name}",
+    }
+
+
+def study_task(notebook: Path, out_root: Path, code: str, echo, failures: list[str]) -> dict:
+    from analysis.reproduce.mirrors import load_mirrors, mirror_available
+
+    published = config.published_dir()
+    deps = [notebook, published / "designs.yaml", config.claims_dir() / "mirrors.yaml"]
+    deps += sorted(published.glob(f"{notebook.stem}*.csv")) + sorted(config.claims_dir().glob(f"{notebook.stem}*.yaml"))
+    if not notebook.stem[:3].isdigit():  # the overview reads every study
+        deps += sorted(published.glob("[0-9][0-9][0-9]_*.csv")) + sorted(config.claims_dir().glob("[0-9][0-9][0-9]_*.yaml"))
+    mirror = load_mirrors().studies.get(notebook.stem)
+    raw = fingerprint(config.raw_dir() / mirror) if mirror and mirror_available(mirror) else ""
+    return {
+        "name": f"study:{notebook.stem}",
+        "actions": [(_run, [lambda: pipeline.build_paper(notebook, out_root, echo), failures])],
+        "file_dep": [str(p) for p in dict.fromkeys(deps)],
+        "targets": [str(out_root / "papers" / notebook.stem / "report.html")],
+        "uptodate": [config_changed({"mirror": raw, "code": code})],
+        "doc": f"study {notebook.stem}",
+    }
+
+
+def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, papers: bool,
+                 echo, failures: list[str]) -> Iterator[dict]:
+    """Every task of the report; the index comes last and always runs."""
+    code = code_fingerprint()
+    names = []
+    for campaign in campaigns:
+        task = campaign_task(campaign, out_root, hypotheses_dir, code, echo, failures)
+        names.append(task["name"])
+        yield task
+    if papers:
+        for notebook in sorted(pipeline.PAPER_DIR.glob("*.ipynb")):
+            task = study_task(notebook, out_root, code, echo, failures)
+            names.append(task["name"])
+            yield task
+    yield {"name": "index", "actions": [(_run, [lambda: pipeline.write_index_from(out_root), failures])],
+           "task_dep": [f"report:{n}" for n in names], "uptodate": [False], "doc": "reports/index.html"}
+
+
+def run_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | None = None,
+               papers: bool = True, jobs: int = 2, force: bool = False, echo=print) -> list[str]:
+    """Build what changed, ``jobs`` tasks at a time; returns the failures (empty: all built)."""
+    out_root = out_root.resolve()
+    out_root.mkdir(parents=True, exist_ok=True)
+    hypotheses_dir = (hypotheses_dir or config.hypotheses_dir()).resolve()
+    campaigns = [c.resolve() for c in campaigns]
+
+    failures: list[str] = []
+
+    def task_report():
+        yield from report_tasks(campaigns, out_root, hypotheses_dir, papers, echo, failures)
+
+    loader = ModuleTaskLoader({"task_report": task_report,
+                               "DOIT_CONFIG": {"dep_file": str(out_root / ".doit.db"), "backend": "json",
+                                               "verbosity": 2}})
+    args = ["run", "--continue", "-n", str(max(1, jobs)), "-P", "thread"]
+    if force:
+        args.append("--always-execute")
+    code = DoitMain(loader).run(args)
+    if code and not failures:
+        failures.append(f"doit exited with {code} (see the messages above)")
+    return failures
