@@ -144,3 +144,20 @@ def test_manifest_parser_hints_reach_the_parser(tmp_path):
     assert runs.loc[("a.txt", "TOTAL"), "rtt_ms"] == pytest.approx(0.139)
     assert pd.isna(runs.loc[("a.txt", "TOTAL"), "owd_ms"])
     assert pd.isna(runs.loc[("b.txt", "TOTAL"), "rtt_ms"])  # without the hint it reads as one-way
+
+
+def test_schema_has_the_new_record_columns_with_their_types(demo):
+    """rtt_last_sample_ms, offered_mbps and direction come from the record
+    into the schema; started_at is one timezone-aware type for every tool."""
+    from analysis.ingest.schema import RUN_DTYPES, RUNS_SCHEMA, SchemaViolation, validate
+
+    assert RUN_DTYPES["rtt_last_sample_ms"] == RUN_DTYPES["offered_mbps"] == "float64"
+    assert RUN_DTYPES["direction"] == "string" and RUN_DTYPES["started_at"] == "datetime64[ns, UTC]"
+    runs = demo.runs
+    assert str(runs["started_at"].dtype) == "datetime64[ns, UTC]"
+    iperf3 = runs[runs["tool"] == "iperf3"]
+    assert iperf3["started_at"].notna().all() and set(iperf3["direction"]) == {"client-to-server"}
+    bad = runs.head(1).copy()
+    bad["direction"] = "sideways"
+    with pytest.raises(SchemaViolation, match="direction"):
+        validate(bad, RUNS_SCHEMA)
