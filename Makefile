@@ -31,7 +31,8 @@ test: setup
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 # Long fuzzing of every parser with mutated genuine outputs: the random "dev"
-# Hypothesis profile (5000 inputs per parser, failures kept in .hypothesis/);
+# Hypothesis profile (5000 inputs per parser; a failure prints the input that
+# broke the parser, shrunk);
 # `make test` runs the same tests derandomised with 200 inputs each.
 fuzz: setup
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest tests/parsers/test_fuzz.py -q -s -W error::RuntimeWarning
