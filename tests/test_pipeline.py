@@ -144,9 +144,9 @@ def test_report_in_a_real_browser(served, browser):
 
 @pytest.mark.slow  # a whole study notebook through papermill (~13 s)
 def test_a_study_reproduction_runs_headless(tmp_path):
-    from analysis.report.pipeline import PAPER_DIR, build_paper
+    from analysis.report.pipeline import build_paper
 
-    report = build_paper(PAPER_DIR / "002_6c0e8c5c95705e2f.ipynb", tmp_path, echo=lambda *_: None)
+    report = build_paper("002_6c0e8c5c95705e2f", tmp_path, echo=lambda *_: None)
     assert report.html == tmp_path / "papers" / "002_6c0e8c5c95705e2f" / "report.html"
     assert report.figures and report.tables
     assert "002_6c0e8c5c95705e2f" in report.html.read_text()

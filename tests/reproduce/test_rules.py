@@ -15,7 +15,7 @@ from analysis.verdicts.rules import aggregate, sign_aggregate, sign_verdict
 
 COLUMNS = ["id", "study", "locator", "testbed", "os", "security", "ip_version", "transport", "size_bytes",
            "size_kind", "application", "host", "metric", "statistic", "value", "value_as_printed", "unit",
-           "compared_to", "snippet", "note"]
+           "compared_to", "larger_side", "snippet", "note"]
 CLAIM = "IPv4 has higher throughput than IPv6 for all packet sizes"
 
 
@@ -51,7 +51,7 @@ def verdict(rec):
 
 def test_a_number_from_the_claims_own_sentence_is_restated_not_agreement():
     rows = [row(1, ip_version=4, size_bytes=1408, size_kind="packet", statistic="pct_diff", value=5.0,
-                unit="%", compared_to="IPv6", snippet=f"{CLAIM}, by 5% at 1408 bytes")]
+                unit="%", compared_to="IPv6", larger_side="subject", snippet=f"{CLAIM}, by 5% at 1408 bytes")]
     v = verdict(record(rows, [claim()]))
     assert v["verdict"] == "restated" and v["class"] == "descriptive"
     assert v["judged"] == "0 of 2"
@@ -59,9 +59,24 @@ def test_a_number_from_the_claims_own_sentence_is_restated_not_agreement():
 
 def test_an_independent_number_agrees():
     rows = [row(1, ip_version=4, size_bytes=1408, size_kind="packet", statistic="pct_diff", value=5.0,
-                unit="%", compared_to="IPv6", snippet="At 1408 bytes IPv4 was 5% above IPv6")]
+                unit="%", compared_to="IPv6", larger_side="subject", snippet="At 1408 bytes IPv4 was 5% above IPv6")]
     v = verdict(record(rows, [claim()]))
-    assert v["verdict"] == "agrees" and v["holds_at"] == "1 of 2"
+    assert v["verdict"] == "agrees where printed" and v["holds_at"] == "1 of 2"  # one of two sizes printed
+    both = rows + [row(2, ip_version=4, size_bytes=128, size_kind="packet", statistic="pct_diff", value=2.0,
+                       unit="%", compared_to="IPv6", larger_side="subject", snippet="At 128 bytes IPv4 was 2% above")]
+    assert verdict(record(both, [claim()]))["verdict"] == "agrees"
+
+
+def test_a_difference_whose_larger_side_is_not_stated_gives_no_sign():
+    rows = [row(1, ip_version=4, size_bytes=1408, size_kind="packet", statistic="pct_diff", value=5.0,
+                unit="%", compared_to="Windows 7, IPv6", snippet="IPv4 and IPv6 differed by 5% at 1408 bytes")]
+    assert verdict(record(rows, [claim()]))["verdict"] == "untestable"
+
+
+def test_a_difference_stated_the_other_way_round_disagrees():
+    rows = [row(1, ip_version=6, size_bytes=1408, size_kind="packet", statistic="pct_diff", value=5.0,
+                unit="%", compared_to="IPv4", larger_side="subject", snippet="IPv6 was 5% above IPv4 at 1408")]
+    assert verdict(record(rows, [claim()]))["verdict"] == "disagrees"
 
 
 def test_equal_printed_values_are_a_tie_not_a_contradiction():
@@ -83,7 +98,7 @@ def test_printed_ranges_disprove_an_all_sizes_claim():
 def test_ranges_that_do_not_overlap_prove_it_at_every_size_and_overlap_decides_nothing():
     apart = [row(1, ip_version=4, statistic="range_min", value=46.0), row(2, ip_version=4, statistic="range_max", value=50.0),
              row(3, ip_version=6, statistic="range_min", value=37.0), row(4, ip_version=6, statistic="range_max", value=45.0)]
-    assert verdict(record(apart, [claim()]))["verdict"] == "agrees"
+    assert verdict(record(apart, [claim()]))["verdict"] == "agrees"  # the ranges cover every size
     overlap = [row(1, ip_version=4, statistic="range_min", value=38.0), row(2, ip_version=4, statistic="range_max", value=46.0),
                row(3, ip_version=6, statistic="range_min", value=37.0), row(4, ip_version=6, statistic="range_max", value=45.0)]
     assert verdict(record(overlap, [claim()]))["verdict"] == "untestable"

@@ -97,22 +97,29 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
                           sorted((out_dir / "tables").glob("*.csv")), synthetic)
 
 
-def build_paper(notebook: Path, out_root: Path, echo=print) -> CampaignReport:
-    """One study's reproduction: its notebook run with papermill, then HTML."""
-    out_dir = out_root / "papers" / notebook.stem
+STUDY_NOTEBOOK = PAPER_DIR / "study.ipynb"
+OVERVIEW_NOTEBOOK = PAPER_DIR / "00_overview.ipynb"
+
+
+def build_paper(name: str, out_root: Path, echo=print) -> CampaignReport:
+    """One study's reproduction (``name`` = its stem; ``00_overview`` for the overview):
+    the study notebook run with papermill for that study, then HTML."""
+    notebook = OVERVIEW_NOTEBOOK if name == OVERVIEW_NOTEBOOK.stem else STUDY_NOTEBOOK
+    out_dir = out_root / "papers" / name
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
-    echo(f"  study {notebook.stem}")
-    offered = {"study": notebook.stem, "out": os.path.relpath(out_dir, notebook.parent)}
+    echo(f"  study {name}")
+    offered = {"study": name, "out": os.path.relpath(out_dir, notebook.parent)}
     declared = pm.inspect_notebook(str(notebook))  # the overview takes no study
     params = {k: v for k, v in offered.items() if k in declared}
-    executed = run_notebook(notebook, params, out_dir / "notebooks" / notebook.name, f"study {notebook.stem}")
+    executed = run_notebook(notebook, params, out_dir / "notebooks" / f"{name}.ipynb", f"study {name}")
     page = out_dir / "report.html"
-    page.write_text(to_html([executed], f"netrepro reproduction: {notebook.stem}"))
-    return CampaignReport(notebook.stem, page, sorted((out_dir / "figures").glob("*.png")),
+    page.write_text(to_html([executed], f"netrepro reproduction: {name}"))
+    return CampaignReport(name, page, sorted((out_dir / "figures").glob("*.png")),
                           sorted((out_dir / "tables").glob("*.csv")), synthetic=False)
 
 
-VERDICT_ORDER = ("supported", "agrees", "contradicted", "disagrees", "inconclusive", "tie", "restated", "untestable")
+VERDICT_ORDER = ("supported", "supported where printed", "agrees", "agrees where printed", "contradicted",
+                 "disagrees", "inconclusive", "tie", "restated", "untestable")
 METRIC_WORDS = ("throughput", "rtt", "owd", "jitter", "cpu", "loss", "packets", "transactions")
 
 

@@ -65,23 +65,26 @@ def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: st
     }
 
 
-def study_task(notebook: Path, out_root: Path, code: str, echo, failures: list[str]) -> dict:
+def study_task(name: str, out_root: Path, code: str, echo, failures: list[str]) -> dict:
+    """``name``: a study stem, or ``00_overview`` (which reads every study)."""
     from analysis.reproduce.mirrors import load_mirrors, mirror_available
 
-    published = config.published_dir()
-    deps = [notebook, published / "designs.yaml", config.claims_dir() / "mirrors.yaml"]
-    deps += sorted(published.glob(f"{notebook.stem}*.csv")) + sorted(config.claims_dir().glob(f"{notebook.stem}*.yaml"))
-    if not notebook.stem[:3].isdigit():  # the overview reads every study
-        deps += sorted(published.glob("[0-9][0-9][0-9]_*.csv")) + sorted(config.claims_dir().glob("[0-9][0-9][0-9]_*.yaml"))
-    mirror = load_mirrors().studies.get(notebook.stem)
+    published, claims = config.published_dir(), config.claims_dir()
+    overview = name == pipeline.OVERVIEW_NOTEBOOK.stem
+    stems = "[0-9][0-9][0-9]_*" if overview else name
+    deps = [pipeline.OVERVIEW_NOTEBOOK if overview else pipeline.STUDY_NOTEBOOK,
+            published / "designs.yaml", claims / "mirrors.yaml"]
+    deps += sorted(published.glob(f"{stems}.csv")) + sorted(claims.glob(f"{stems}.yaml"))
+    deps += sorted((published / "reconciliation").glob(f"{stems}.csv")) + sorted((claims / "previous").glob(f"{stems}.csv"))
+    mirror = load_mirrors().studies.get(name)
     raw = fingerprint(config.raw_dir() / mirror) if mirror and mirror_available(mirror) else ""
     return {
-        "name": f"study:{notebook.stem}",
-        "actions": [(_run, [lambda: pipeline.build_paper(notebook, out_root, echo), failures])],
+        "name": f"study:{name}",
+        "actions": [(_run, [lambda: pipeline.build_paper(name, out_root, echo), failures])],
         "file_dep": [str(p) for p in dict.fromkeys(deps)],
-        "targets": [str(out_root / "papers" / notebook.stem / "report.html")],
+        "targets": [str(out_root / "papers" / name / "report.html")],
         "uptodate": [config_changed({"mirror": raw, "code": code})],
-        "doc": f"study {notebook.stem}",
+        "doc": f"study {name}",
     }
 
 
@@ -95,8 +98,10 @@ def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, pa
         names.append(task["name"])
         yield task
     if papers:
-        for notebook in sorted(pipeline.PAPER_DIR.glob("*.ipynb")):
-            task = study_task(notebook, out_root, code, echo, failures)
+        from analysis.reproduce.claims import studies
+
+        for name in [*studies(), pipeline.OVERVIEW_NOTEBOOK.stem]:
+            task = study_task(name, out_root, code, echo, failures)
             names.append(task["name"])
             yield task
     yield {"name": "index", "actions": [(_run, [lambda: pipeline.write_index_from(out_root), failures])],

@@ -60,8 +60,8 @@ class Claim(_Strict):
     study_verdict: StudyVerdict = "asserted"
     metric: str
     scope: dict[str, Level | list[Level]] = {}
-    compare: Compare
-    direction: Direction
+    compare: Compare | None = None   # a cause may name no comparison
+    direction: Direction | None = None
     margin: float | None = None
     per: list[str] = []
     holds: Literal["all", "any", "most"] = "all"
@@ -74,8 +74,26 @@ class Claim(_Strict):
     testable: bool = True
     reason: str = ""      # why it is not testable, or what a reader must know
 
+    @property
+    def compared(self) -> Compare:
+        """The comparison of a testable claim (a cause may have none)."""
+        if self.compare is None:
+            raise ClaimsError(f"claim {self.id}: no comparison (testable: false)")
+        return self.compare
+
+    @property
+    def sense(self) -> Direction:
+        """The direction of a testable claim."""
+        if self.direction is None:
+            raise ClaimsError(f"claim {self.id}: no direction (testable: false)")
+        return self.direction
+
     @model_validator(mode="after")
     def _two_levels(self):
+        if self.compare is None or self.direction is None:
+            if self.testable:
+                raise ValueError("a testable claim needs 'compare' and 'direction' (else testable: false and a reason)")
+            return self
         if self.direction != "different" and len(self.compare.labels()) != 2:
             raise ValueError(f"direction '{self.direction}' needs exactly two levels")
         if self.compare.groups is not None:

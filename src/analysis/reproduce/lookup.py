@@ -7,6 +7,7 @@ for IPv4") is not the mean at any size, so it never fills a cell.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -98,18 +99,42 @@ def single_value(found: pd.DataFrame) -> tuple[float | None, str]:
     return float(found["value"].iloc[0]), note
 
 
+_IP = re.compile(r"\bIPv([46])\b")
+
+
+def levels_named(text: str, factor: str, levels) -> set:
+    """The levels of ``factor`` that a free-text ``compared_to`` names."""
+    if factor == "ip_version":
+        return {int(v) for v in _IP.findall(text)}
+    named = set()
+    for level in levels:
+        labels = {str(level), level_label(factor, level)}
+        if any(re.search(rf"(?<![\w-]){re.escape(lb)}(?![\w-])", text) for lb in labels if lb):
+            named.add(level)
+    return named
+
+
+def side_sign(row: pd.Series) -> int | None:
+    """+1 when the row's subject is the larger side, −1 when what it is compared with is, None when unstated."""
+    side = str(row.get("larger_side", "") or "")
+    return {"subject": 1, "compared": -1}.get(side)
+
+
 def printed_difference(rows: pd.DataFrame, metric: str, factor: str, key_a: dict, key_b: dict,
                        statistics) -> tuple[float | None, pd.Series | None]:
-    """Signed a − b from a printed difference whose ``compared_to`` names the other level.
-
-    The record stores differences on the larger operand's cell, so a row on
-    cell a compared to b reads +value, a row on cell b compared to a −value.
-    """
+    """Signed a − b from a printed difference on cell a (or b) whose ``compared_to``
+    names the other level (and no third one); the sign is the record's ``larger_side``.
+    A difference whose larger side the text does not state gives no sign: not used."""
+    levels = rows[factor].dropna().unique() if factor in rows else []
     for key, other, sign in ((key_a, key_b, 1), (key_b, key_a, -1)):
         found = cell_rows(rows, metric, key, statistics)
-        found = found[found["compared_to"].str.startswith(level_label(factor, other[factor]))]
-        if not found.empty:
-            return sign * float(found["value"].iloc[0]), found.iloc[0]
+        for _, row in found.iterrows():
+            named = levels_named(str(row["compared_to"]), factor, levels)
+            if named != {other[factor]}:
+                continue
+            larger = side_sign(row)
+            if larger is not None:
+                return sign * larger * float(row["value"]), row
     return None, None
 
 

@@ -54,11 +54,16 @@ def _our_name(factor: str, dataset: Dataset) -> str:
     return dataset.size_column if factor == "size_bytes" else factor
 
 
-def _check_factors(claim: Claim) -> None:
-    """A claim comparing, or specific to one level of, a factor we do not vary is not comparable."""
-    if claim.compare.factor not in OUR_FACTORS:
-        raise NotComparable(f"not comparable: our data has no {claim.compare.factor}")
+def _check_factors(claim: Claim, constants: dict) -> None:
+    """A claim comparing, or specific to one level of, a factor we do not vary is not comparable
+    (unless that level is all the study had: then it fixes nothing)."""
+    if claim.compare is None or claim.direction is None:
+        raise NotComparable(f"not comparable: a {claim.kind} claim, no comparison to test")
+    if claim.compared.factor not in OUR_FACTORS:
+        raise NotComparable(f"not comparable: our data has no {claim.compared.factor}")
     for factor, value in claim.scope.items():
+        if factor in constants and _levels(value) == [constants[factor]]:
+            continue
         if factor not in OUR_FACTORS and len(_levels(value)) == 1:
             raise NotComparable(f"not comparable: the claim is about {factor}={_levels(value)[0]} only; "
                                 f"our data has no {factor}")
@@ -112,8 +117,19 @@ def study_scope(study: str) -> dict:
     return {"transport": transports[0]} if len(transports) == 1 else {}
 
 
+def study_constants(study: str) -> dict:
+    """Factors the study never varied (one level in its whole record, e.g. 000's open system)."""
+    rows = load_record(study).rows
+    out = {}
+    for factor in ("os", "security", "testbed", "host", "application"):
+        levels = {v for v in rows[factor].dropna() if str(v) != ""}
+        if len(levels) == 1:
+            out[factor] = levels.pop()
+    return out
+
+
 def claim_specs(claim: Claim, dataset: str | Dataset, runs: pd.DataFrame,
-                fixed: dict | None = None) -> tuple[list[dict], list[str]]:
+                fixed: dict | None = None, constants: dict | None = None) -> tuple[list[dict], list[str]]:
     """Hypothesis specs (one per split) equivalent to ``claim`` on ``dataset``, and what was adapted.
 
     ``fixed`` (see :func:`study_scope`) applies where the claim names no level of
@@ -121,7 +137,7 @@ def claim_specs(claim: Claim, dataset: str | Dataset, runs: pd.DataFrame,
     """
     if isinstance(dataset, str):
         dataset = load_mirrors().datasets[dataset]
-    _check_factors(claim)
+    _check_factors(claim, constants or {})
     if claim.metric not in dataset.metrics:
         raise NotComparable(f"not comparable: our {dataset.name} has no {claim.metric} measurement")
     column, tool_scope = dataset.metrics[claim.metric].column, dataset.metrics[claim.metric].scope
@@ -133,9 +149,9 @@ def claim_specs(claim: Claim, dataset: str | Dataset, runs: pd.DataFrame,
     size, size_notes = _size_per(claim, dataset.size_column)
     splits, split_notes = _splits(claim, dataset, runs)
     base = {"statement": claim.quote, "source": claim.source, "metric": column,
-            "compare": {"factor": _our_name(claim.compare.factor, dataset), "levels": claim.compare.levels},
-            "direction": claim.direction, **size}
-    if claim.direction == "equivalent":
+            "compare": {"factor": _our_name(claim.compared.factor, dataset), "levels": claim.compared.levels},
+            "direction": claim.sense, **size}
+    if claim.sense == "equivalent":
         base |= {"margin": claim.margin} if claim.margin is not None else {"margin_pct": DEFAULT_MARGIN_PCT}
         if claim.margin is None:
             notes.append(f"no margin printed: equivalence within ±{DEFAULT_MARGIN_PCT:g}%")
@@ -168,9 +184,9 @@ def _test_text(specs: list[dict]) -> str:
     return f"{first['metric']}: {first['compare']['factor']} {levels}{per} [{scope}]{splits}"
 
 
-def _evaluate(claim: Claim, dataset: Dataset, runs: pd.DataFrame, fixed: dict) -> dict:
+def _evaluate(claim: Claim, dataset: Dataset, runs: pd.DataFrame, fixed: dict, constants: dict) -> dict:
     try:
-        specs, notes = claim_specs(claim, dataset, runs, fixed)
+        specs, notes = claim_specs(claim, dataset, runs, fixed, constants)
         table = evaluate_hypotheses(runs, specs)
     except (NotComparable, HypothesisError) as err:
         text = str(err) if isinstance(err, NotComparable) else f"not comparable: {err}"
@@ -198,10 +214,10 @@ def own_data_table(study: str, verdicts: pd.DataFrame | None = None, raw_dir: Pa
     dataset = mirrors.datasets[dataset_name]
     claims = load_claims(study).claims
     runs = mirror_runs(dataset_name, raw_dir) if mirror_available(dataset_name, raw_dir) else None
-    fixed = study_scope(study)
+    fixed, constants = study_scope(study), study_constants(study)
     rows = []
     for claim in claims:
-        ours = (_evaluate(claim, dataset, runs, fixed) if runs is not None else
+        ours = (_evaluate(claim, dataset, runs, fixed, constants) if runs is not None else
                 {"our_verdict": "not comparable", "our_summary": f"our dataset {dataset_name} is not available",
                  "our_test": "", "adaptation": ""})
         rows.append({"id": claim.id, "statement": claim.quote, "study_verdict": claim.study_verdict,
@@ -216,4 +232,4 @@ def own_data_counts(table: pd.DataFrame) -> dict:
             **comparable["our_verdict"].value_counts().to_dict()}
 
 
-__all__ = ["claim_specs", "study_scope", "mirror_runs", "own_data_counts", "own_data_table"]
+__all__ = ["claim_specs", "study_constants", "study_scope", "mirror_runs", "own_data_counts", "own_data_table"]

@@ -27,7 +27,7 @@ STATISTICS = (
 TEXT_COLUMNS = (
     "study", "locator", "testbed", "os", "security", "transport", "size_kind",
     "application", "host", "metric", "statistic", "value_as_printed", "unit",
-    "compared_to", "snippet", "note",
+    "compared_to", "larger_side", "snippet", "note",
 )
 
 SCHEMA = pa.DataFrameSchema(
@@ -46,6 +46,7 @@ SCHEMA = pa.DataFrameSchema(
         "value_as_printed": pa.Column(str, pa.Check.str_length(min_value=1)),
         "unit": pa.Column(str, pa.Check.isin(["Mbps", "ms", "%", "packets", "packets/s", "Bytes"])),
         "snippet": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "larger_side": pa.Column(str, pa.Check.isin(["", "subject", "compared"])),
     },
     checks=[
         pa.Check(lambda d: (d["size_bytes"].isna()) == (d["size_kind"] == ""),
@@ -58,6 +59,8 @@ SCHEMA = pa.DataFrameSchema(
 def _read(path: Path) -> pd.DataFrame:
     """Read one study CSV keeping printed text exactly (no NA guessing)."""
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if "larger_side" not in frame:  # which side of a difference is larger: not yet read
+        frame["larger_side"] = ""
     if "id" not in frame:  # records written before ids: number the rows in file order
         frame.insert(0, "id", [f"{path.stem[:3]}-{i:04d}" for i in range(1, len(frame) + 1)])
     for col in TEXT_COLUMNS:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.artefacts import save_table
-from analysis.reproduce.audit import audit_table
+from analysis.reproduce.audit import audit_table, severity_counts
+from analysis.reproduce.changes import verdict_changes
 from analysis.reproduce.derived import recompute_derived
 from analysis.reproduce.lookup import Record, load_record
 from analysis.reproduce.mdd import mdd_summary, mdd_table
@@ -31,6 +32,24 @@ class Reproduction:
     def study(self) -> str:
         return self.record.study
 
+    @property
+    def title(self) -> str:
+        """The study's title (designs.yaml) and its file name."""
+        return f"{self.record.design.get('title', self.study)} ({self.study}.txt)"
+
+    def verdict_table(self) -> pd.DataFrame:
+        """The verdicts a reader wants first: statement, verdict, on how many cells, why."""
+        return self.verdicts[["id", "quote", "study_verdict", "claim", "class", "verdict", "judged", "holds_at",
+                              "p_adj", "missing", "note"]]
+
+    def changes(self) -> pd.DataFrame:
+        """Earlier verdicts matched to the reconciled claims, with why each change happened."""
+        return verdict_changes(self.study, self.verdicts)
+
+    def audit_summary(self) -> pd.DataFrame:
+        """Findings per rule and severity."""
+        return severity_counts(self.audit)
+
     def design(self) -> pd.DataFrame:
         """The design as printed (designs.yaml), one row per item."""
         items = self.record.design.get("design", [])
@@ -42,7 +61,9 @@ class Reproduction:
                 "figures": len(self.record.claims.figures), **summary_counts(self.verdicts),
                 "derived": len(self.derived),
                 "derived_reproduced": int((self.derived["status"] == "reproduced").sum()),
-                "inconsistencies": len(self.audit)}
+                "inconsistencies": len(self.audit),
+                **{f"audit_{s}": int((self.audit["severity"] == s).sum()) for s in ("major", "minor", "plausibility")},
+                "verdicts_changed": int(self.changes()["changed"].sum())}
 
     def own_data(self) -> pd.DataFrame:
         """Each claim re-tested on our mirror dataset, beside the study's verdict."""
@@ -59,6 +80,7 @@ class Reproduction:
         """CSV tables under ``out/tables`` (stable names; figures go in out/figures)."""
         for name in ("verdicts", "cells", "derived", "mdd", "audit"):
             save_table(getattr(self, name), out, name)
+        save_table(self.changes(), out, "changes")
 
 
 def reproduce_study(study: str) -> Reproduction:
@@ -71,16 +93,27 @@ def reproduce_study(study: str) -> Reproduction:
                         audit_table(record, verdicts, cells, derived, mdd), rebuild_tables(record))
 
 
-def overview_table(study_stems: list[str]) -> pd.DataFrame:
-    """One row per study with the counts a reader of the studies wants first:
-    numbers, tables and figures published; claims tested / descriptive /
-    untestable and their verdicts; derived numbers reproduced; inconsistencies."""
-    rows = [reproduce_study(s).counts() for s in study_stems]
-    table = pd.DataFrame(rows)
-    verdicts = [f"verdict_{v}" for v in ("supported", "contradicted", "inconclusive", "agrees", "disagrees", "untestable")]
-    first = ["study", "numbers", "tables", "figures", "claims", "tested", "descriptive", "untestable"]
+def overview_tables(study_stems: list[str], progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The overview: one row per study (title, numbers, claims by class and verdict,
+    derived numbers, audit findings by severity, verdicts changed) with a total row,
+    and the audit's findings per study, rule and severity."""
+    from tqdm.auto import tqdm
+
+    reproductions = [reproduce_study(s) for s in tqdm(study_stems, desc="studies", disable=not progress)]
+    table = pd.DataFrame([{"title": r.record.design.get("title", ""), **r.counts()} for r in reproductions])
+    verdicts = [f"verdict_{v}" for v in ("supported", "supported where printed", "contradicted", "inconclusive",
+                                         "agrees", "agrees where printed", "disagrees", "tie", "restated",
+                                         "untestable")]
+    first = ["study", "title", "numbers", "tables", "figures", "claims", "tested", "descriptive", "untestable"]
     table = table.reindex(columns=[*first, *verdicts, *[c for c in table.columns if c not in first + verdicts]])
-    counts = [c for c in table.columns if c != "study"]
+    counts = [c for c in table.columns if c not in ("study", "title")]
     table[counts] = table[counts].fillna(0).astype(int)
-    total = {"study": "all five", **{c: int(table[c].sum()) for c in counts}}
-    return pd.concat([table, pd.DataFrame([total])], ignore_index=True)
+    total = {"study": "all five", "title": "", **{c: int(table[c].sum()) for c in counts}}
+    audits = pd.concat([r.audit_summary().assign(study=r.study) for r in reproductions], ignore_index=True)
+    audits = audits[["study", *[c for c in audits.columns if c != "study"]]]
+    return pd.concat([table, pd.DataFrame([total])], ignore_index=True), audits
+
+
+def overview_table(study_stems: list[str]) -> pd.DataFrame:
+    """The one-row-per-study part of :func:`overview_tables`."""
+    return overview_tables(study_stems, progress=False)[0]

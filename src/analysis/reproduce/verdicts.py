@@ -48,22 +48,26 @@ def _as_list(value) -> list:
     return value if isinstance(value, list) else [value]
 
 
+def _per(claim: Claim) -> list[str]:
+    """The claim's cell factors: ``per``, plus any factor whose scope lists several levels
+    ("at sizes 384 and 640" holds at each of them)."""
+    listed = [f for f, v in claim.scope.items() if isinstance(v, list) and f not in claim.per]
+    return [*claim.per, *listed]
+
+
 def _expand(claim: Claim, record: Record) -> list[dict]:
     """Every cell of the claim: scope levels × ``per`` levels (sizes from the design)."""
-    fixed, levels = {}, []
-    for factor, value in claim.scope.items():
-        if isinstance(value, list) and factor not in claim.per:
-            raise ClaimsError(f"claim {claim.id}: scope {factor!r} lists levels but is not in 'per'")
-        if factor not in claim.per:
-            fixed[factor] = value
-    for factor in claim.per:
+    per = _per(claim)
+    fixed = {f: v for f, v in claim.scope.items() if f not in per}
+    levels = []
+    for factor in per:
         if factor in claim.scope:
             levels.append(_as_list(claim.scope[factor]))
         elif factor == "size_bytes":
             levels.append(list(record.design_value("sizes_bytes")))
         else:
             levels.append(_record_levels(record, claim.metric, factor, claim.id))
-    cells = [{**fixed, **dict(zip(claim.per, combo))} for combo in product(*levels)]
+    cells = [{**fixed, **dict(zip(per, combo))} for combo in product(*levels)]
     return [c for c in cells  # the exceptions the study itself states
             if not any(all(c.get(k) == v for k, v in ex.items()) for ex in claim.exclude)]
 
@@ -79,13 +83,13 @@ def _record_levels(record: Record, metric: str, factor: str, claim_id: str) -> l
 
 def _cell_label(claim: Claim, cell: dict) -> str:
     parts = [f"{level_label(f, cell[f]) if f in ('ip_version', 'security') else cell[f]}"
-             for f in claim.per]
+             for f in _per(claim)]
     return ", ".join(str(p) for p in parts) or "all"
 
 
 def _two_levels(claim: Claim) -> tuple:
     """The compared levels a and b (published claims compare single levels, never groups)."""
-    levels = claim.compare.all_levels()
+    levels = claim.compared.all_levels()
     return levels[0], levels[-1]
 
 
@@ -97,7 +101,7 @@ def _evidence_for(claim: Claim, cell: dict):
 
 def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     """The printed numbers of one cell: means, SDs, a difference, a percentage."""
-    rows, factor = record.rows, claim.compare.factor
+    rows, factor = record.rows, claim.compared.factor
     level_a, level_b = _two_levels(claim)
     key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
     found_a = cell_rows(rows, claim.metric, key_a, MEAN_STATS)
@@ -159,13 +163,13 @@ def _missing(claim: Claim, c: dict) -> str:
             need.append(f"SD of {c[side]}")
     if c["n"] is None:
         need.append("runs per point")
-    if claim.direction == "equivalent" and claim.margin is None:
+    if claim.sense == "equivalent" and claim.margin is None:
         need.append("an equivalence margin (the study says 'similar' without one)")
     return ", ".join(need)
 
 
 def _classify(claim: Claim, c: dict) -> str:
-    no_margin = claim.direction == "equivalent" and claim.margin is None
+    no_margin = claim.sense == "equivalent" and claim.margin is None
     if no_margin:
         return "unjudged"
     if c["diff"] is not None and None not in (c["sd_a"], c["sd_b"], c["n"]):
@@ -193,22 +197,22 @@ def _tost(c: dict, margin: float) -> dict:
 
 def _descriptive_verdict(claim: Claim, c: dict) -> str:
     value = c["diff"] if c["diff"] is not None else c["pct"]
-    if claim.direction == "equivalent" and c["diff"] is None:
+    if claim.sense == "equivalent" and c["diff"] is None:
         return "unjudged"
-    return sign_verdict(claim.direction, value, claim.margin, restated=c.get("restated", False))
+    return sign_verdict(claim.sense, value, claim.margin, restated=c.get("restated", False))
 
 
 def _judge_cells(claim: Claim, cells: list[dict]) -> None:
     """Tests, Holm across the claim's tested cells, then each cell's verdict."""
     tested = [c for c in cells if c["class"] == "tested"]
     for c in tested:
-        c.update(_tost(c, claim.margin) if claim.direction == "equivalent" and claim.margin is not None
+        c.update(_tost(c, claim.margin) if claim.sense == "equivalent" and claim.margin is not None
                  else _welch(c))
     p_adj = adjust([c["p"] for c in tested], "holm")
     outside = adjust([c.get("p_outside", np.nan) for c in tested], "holm")
     for c, p, out in zip(tested, p_adj, outside):
         c["p_adj"], c["p_outside_adj"] = p, out
-        c["verdict"] = tested_verdict(claim.direction, c["diff"], p, ALPHA, out)
+        c["verdict"] = tested_verdict(claim.sense, c["diff"], p, ALPHA, out)
     for c in cells:
         if c["class"] == "descriptive":
             c["verdict"] = _descriptive_verdict(claim, c)
@@ -245,11 +249,11 @@ def _range_verdict(holds: str, a: tuple, b: tuple) -> tuple[str, str] | None:
 def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
     """One cell per group of the claim's non-size cells, judged on the printed
     ranges / extremes over sizes (claims over sizes, ordering directions)."""
-    if "size_bytes" not in claim.per or claim.direction not in ("greater", "less"):
+    if "size_bytes" not in _per(claim) or claim.sense not in ("greater", "less"):
         return []
-    factor = claim.compare.factor
+    factor = claim.compared.factor
     level_a, level_b = _two_levels(claim)
-    if claim.direction == "less":
+    if claim.sense == "less":
         level_a, level_b = level_b, level_a
     out, seen = [], []
     for cell in cells:
@@ -266,10 +270,10 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
         snippets = snip_a + snip_b
         restated = all(_same_sentence(claim.quote, t) for t in snippets)
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
-                          for f in claim.per if f != "size_bytes")
+                          for f in _per(claim) if f != "size_bytes")
         out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed ranges)",
                     "a": level_label(factor, level_a), "b": level_label(factor, level_b),
-                    "class": "range", "verdict": "restated" if restated else verdict,
+                    "class": "range", "verdict": "restated" if restated else verdict, "_group": group,
                     "diff_source": "printed ranges" + (" — the claim's own sentence" if restated else ""),
                     "note": why, "missing": ""})
     return out
@@ -323,7 +327,11 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
     for c in ranges:
         row["note"] = "; ".join(filter(None, [row["note"], f"{c['cell']}: {c['note']}"]))
     judged = tested + [c for c in descriptive if c["verdict"] != "restated"]
-    holding = [c for c in sized if c.get("verdict") in ("supported", "agrees")]
+    proven = [c["_group"] for c in ranges if c["verdict"] == "agrees"]  # holds at every size of the group
+    holding = [c for c in sized if c.get("verdict") in ("supported", "agrees") or c.get("_key") in proven]
+    need = len(sized) if claim.holds == "all" else len(sized) // 2 + 1 if claim.holds == "most" else 1
+    if verdict in ("supported", "agrees") and len(holding) < need:
+        verdict += " where printed"  # the printed evidence covers too few of the claim's cells
     unjudged = [c for c in sized if c["class"] == "unjudged"]
     kind = "tested" if tested else "descriptive"
     return row | {"class": kind, "verdict": verdict,
@@ -335,15 +343,29 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
 
 
 def _claim_text(claim: Claim) -> str:
-    return claim_text(claim.compare.factor, claim.compare.labels(), claim.direction,
+    if claim.compare is None or claim.direction is None:
+        return claim.kind
+    return claim_text(claim.compared.factor, claim.compared.labels(), claim.sense,
                       margin=claim.margin, per=claim.per, holds=claim.holds)
+
+
+def _not_testable(claim: Claim) -> dict:
+    """A claim no printed number can bear on (a cause, a comparison nothing is printed for)."""
+    return {"id": claim.id, "quote": claim.quote, "source": claim.source, "study_verdict": claim.study_verdict,
+            "metric": claim.metric, "claim": _claim_text(claim), "over": claim.over, "note": claim.note,
+            "class": "untestable", "verdict": "untestable", "judged": "0 of 0", "holds_at": "", "judged_at": "",
+            "p_adj": np.nan, "diff": np.nan, "hedges_g": np.nan,
+            "missing": claim.reason or "no printed number bears on it"}
 
 
 def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:
     """One claim: its verdict row and the evidence of each of its cells."""
+    if not claim.testable or claim.compare is None or claim.direction is None:
+        return _not_testable(claim), []
     cells, keys = [], _expand(claim, record)
     for cell in keys:
-        c = {"id": claim.id, "cell": _cell_label(claim, cell), **_collect(claim, record, cell)}
+        c = {"id": claim.id, "cell": _cell_label(claim, cell), **_collect(claim, record, cell),
+             "_key": {k: v for k, v in cell.items() if k != "size_bytes"}}
         c["class"] = _classify(claim, c)
         c["missing"] = _missing(claim, c) if c["class"] != "tested" else ""
         cells.append(c)
