@@ -139,13 +139,15 @@ def test_factor_table_lists_levels_in_plan_order():
     assert table["run"]["type"] == "int"
 
 
-@pytest.mark.parametrize("name, runs", [("lan-p2p", 1800), ("sizes-10", 800), ("jumbo-routed", 270)])
+@pytest.mark.parametrize("name, runs", [("lan-p2p", 1800), ("sizes-10", 800), ("jumbo-routed", 270), ("first", 36), ("first-ssh", 36)])
 def test_shipped_plans_validate(name, runs):
     p = load_plan(PLANS / f"{name}.yaml")
     assert p.name == name
     scheduled = schedule(p)
     assert len(scheduled) == runs
-    assert 60 < expected_seconds(p, scheduled) < 3600
+    assert 40 < expected_seconds(p, scheduled) < 3600
+    if name.startswith("first"):
+        assert expected_seconds(p, scheduled) <= 120  # the plans a new user runs first take at most two minutes
 
 
 # --- lab hosts over SSH ---------------------------------------------------------
@@ -220,3 +222,8 @@ def test_lab_plan_error_names_key_and_line(tmp_path):
     line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if "70000" in l)
     with pytest.raises(PlanError, match=rf"lab\.yaml:{line}: key 'hosts\.bob\.port': Input should be less than or equal to 65535"):
         load_plan(path)
+
+
+def test_a_plan_dumped_with_its_defaults_validates_again():
+    for p in (plan(), lab()):
+        assert Plan.model_validate(p.model_dump(mode="json")) == p

@@ -56,9 +56,10 @@ class Dialect(Protocol):
     def path(self, directory: str, name: str) -> str: ...
     def pure(self, directory: str) -> PurePath: ...
     def step(self, cwd: str, argv: list[str], out: str, err: str | None) -> str: ...
-    def kill(self, pid: int) -> str: ...
+    def kill(self, pids: list[int]) -> str: ...
     def cat(self, path: str) -> str: ...
     def sha256(self, path: str) -> str: ...
+    def take(self, path: str) -> str | None: ...
     def remove(self, paths: list[str]) -> str: ...
     def make_workdir(self, base: str | None) -> str: ...
     def remove_workdir(self, path: str) -> str: ...
@@ -130,12 +131,11 @@ class Posix:
             'exit "$rc"',
         ])
 
-    def kill(self, pid: int) -> str:
-        """Stop the process group ``pid`` reported: TERM, then KILL what is left."""
-        g = f"-{int(pid)}"
-        return (f"kill -s TERM -- {g} 2>/dev/null || exit 0; "
-                f"for i in 1 2 3 4 5 6 7 8 9 10; do kill -s 0 -- {g} 2>/dev/null || exit 0; sleep 0.2; done; "
-                f"kill -s KILL -- {g} 2>/dev/null; exit 0")
+    def kill(self, pids: list[int]) -> str:
+        """Stop the process groups the wrappers reported: TERM, and KILL
+        half a second later to whatever ignored it."""
+        groups = " ".join(f"-{int(p)}" for p in pids)
+        return f"kill -s TERM -- {groups} 2>/dev/null || exit 0; sleep 0.5; kill -s KILL -- {groups} 2>/dev/null; exit 0"
 
     def cat(self, path: str) -> str:
         return f"cat -- {self.quote(path)}"
@@ -143,6 +143,11 @@ class Posix:
     def sha256(self, path: str) -> str:
         q = self.quote(path)
         return f"if command -v sha256sum >/dev/null 2>&1; then sha256sum -- {q}; else shasum -a 256 -- {q}; fi"
+
+    def take(self, path: str) -> str | None:
+        """One round trip for a copy: the checksum line, the bytes, then the file is removed."""
+        q = self.quote(path)
+        return f"{{ {self.sha256(path)}; }} || exit 1; cat -- {q} || exit 1; rm -f -- {q}"
 
     def remove(self, paths: list[str]) -> str:
         return "rm -f -- " + self.command_line(paths)
@@ -369,9 +374,9 @@ class PowerShell:
             "exit $p.ExitCode",
         ])
 
-    def kill(self, pid: int) -> str:
-        """taskkill /T: the process and every process it started, by PID."""
-        return f"& taskkill.exe /PID {int(pid)} /T /F 2>&1 | Out-Null; exit 0"
+    def kill(self, pids: list[int]) -> str:
+        """taskkill /T: each process and every process it started, by PID."""
+        return f"& taskkill.exe {' '.join(f'/PID {int(p)}' for p in pids)} /T /F 2>&1 | Out-Null; exit 0"
 
     def cat(self, path: str) -> str:
         return (f"$f = [System.IO.File]::OpenRead({self.quote(path)}); $o = [Console]::OpenStandardOutput(); "
@@ -379,6 +384,11 @@ class PowerShell:
 
     def sha256(self, path: str) -> str:
         return f"(Get-FileHash -Algorithm SHA256 -LiteralPath {self.quote(path)}).Hash"
+
+    def take(self, path: str) -> str | None:
+        """None: PowerShell's text pipeline and a raw byte stream do not mix in
+        one script, so the checksum and the bytes come in two round trips."""
+        return None
 
     def remove(self, paths: list[str]) -> str:
         return f"Remove-Item -LiteralPath {', '.join(self.quote(p) for p in paths)} -Force -ErrorAction SilentlyContinue; exit 0"

@@ -249,15 +249,16 @@ class TestbedSpec(_Strict):
                 raise ValueError(f"mtu {m}: use 1280..9000 (IPv6 needs at least 1280)")
         if isinstance(self.mtu, list) and len(self.mtu) != self.links:
             raise ValueError(f"mtu: a {self.kind} testbed has {self.links} links, got {len(self.mtu)} MTUs")
+        # Judged by value, not by presence: a plan dumped with its defaults validates again.
         lab = ("sender", "receiver", "routers", "clock_sync", "owd_without_clock_sync")
         if self.kind == "hosts":
             if self.sender is None or self.receiver is None:
                 raise ValueError("hosts: name the sender and the receiver (names under the plan's hosts:)")
-            changes = {"rate", "offloads", "mtu", "shaper"} & self.model_fields_set
+            changes = [k for k in ("rate", "offloads", "mtu", "shaper") if getattr(self, k) != _DEFAULTS[k]]
             if changes:
-                raise ValueError(f"hosts: {', '.join(sorted(changes))} would change a lab host's own settings; "
+                raise ValueError(f"hosts: {', '.join(changes)} would change a lab host's own settings; "
                                  "the collector records them as host facts instead")
-        elif lab_keys := [k for k in lab if k in self.model_fields_set]:
+        elif lab_keys := [k for k in lab if getattr(self, k) != _DEFAULTS[k]]:
             raise ValueError(f"{', '.join(lab_keys)}: only for kind hosts")
         if self.kind == "loopback" and (self.rate or self.offloads or self.mtu != 1500):
             raise ValueError("loopback: rate, offloads and mtu would change the host's own lo; use p2p or routed")
@@ -270,6 +271,9 @@ class TestbedSpec(_Strict):
         if bad:
             raise ValueError(f"offloads: unknown feature {bad[0]!r}; known: {', '.join(OFFLOADS)}")
         return self
+
+
+_DEFAULTS = {name: f.get_default(call_default_factory=True) for name, f in TestbedSpec.model_fields.items()}
 
 
 class Block(_Strict):
@@ -503,10 +507,22 @@ def schedule(plan: Plan) -> list[Run]:
 OVERHEAD_S = {"netperf": 0.3, "iperf3": 0.5, "iperf2": 0.3, "ditg": 1.2}
 
 
+# Over SSH each run also starts its wrapper and copies its output back (a few
+# round trips; measured on the namespace lab of a loaded 2-core host), and each
+# testbed connects, checks tools and gathers facts first.
+SSH_OVERHEAD_S = {"netperf": 0.8, "iperf3": 0.8, "iperf2": 0.8, "ditg": 2.0}
+SSH_BRING_UP_S = 5
+
+
 def expected_seconds(plan: Plan, runs: list[Run]) -> float:
-    per_run = sum(plan.duration_of(r) + OVERHEAD_S[r.tool] + plan.pause_s for r in runs)
+    def overhead(r: Run) -> float:
+        remote = plan.testbeds[plan.testbed_of(r.levels)].kind == "hosts"
+        return OVERHEAD_S[r.tool] + (SSH_OVERHEAD_S[r.tool] if remote else 0)
+
+    per_run = sum(plan.duration_of(r) + overhead(r) + plan.pause_s for r in runs)
     warmups = len({(b.tool) for b in plan.blocks}) * len(plan.testbeds) * (plan.warmup_s + 1) if plan.warmup_s else 0
-    return per_run + warmups + 3 * len(plan.testbeds)
+    bring_up = sum(SSH_BRING_UP_S if t.kind == "hosts" else 3 for t in plan.testbeds.values())
+    return per_run + warmups + bring_up
 
 
 def payload_bytes(levels: dict[str, Any]) -> int | None:

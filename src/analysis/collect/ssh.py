@@ -201,31 +201,42 @@ class SshHost:
             raise HostLost(f"{self.label}: could not start a command: {why}")
         return remote
 
-    def stop(self, remote: Remote, grace: float = 5) -> None:
-        """Stop a wrapper by the PID its host reported (its whole process
-        group), then end our ssh session for it."""
-        if remote.pid is not None and remote.alive:
+    def stop(self, *remotes: Remote, grace: float = 5) -> None:
+        """Stop wrappers by the PIDs their host reported (each one's whole
+        process group), then end our ssh sessions for them."""
+        pids = [r.pid for r in remotes if r.pid is not None and r.alive]
+        if pids:
             try:
-                self.run(self.dialect.kill(remote.pid), timeout=15, check=False)
+                self.run(self.dialect.kill(pids), timeout=15, check=False)
             except HostError:
-                pass  # connection gone: the wrapper's own watchdog ends it with the channel
-        _close_stdin(remote.proc)
-        try:
-            remote.proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            _kill_local(remote.proc)
+                pass  # connection gone: a POSIX wrapper's watchdog ends it with the channel
+        deadline = time.monotonic() + grace
+        for r in remotes:
+            _close_stdin(r.proc)
+            try:
+                r.proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _kill_local(r.proc)
 
-    def fetch(self, path: str, attempts: int = 2) -> tuple[bytes, str]:
-        """A file's bytes, checked against the SHA-256 the host computes of it."""
-        for _ in range(attempts):
-            said = self.run(self.dialect.sha256(path)).out.decode(errors="replace")
-            digest = parse_sha256(said)
-            if digest is None:
-                raise HostError(f"{self.label}: no SHA-256 of {path} (is sha256sum installed?): {said.strip()[:200]}")
-            data = self.run(self.dialect.cat(path), timeout=120).out
-            if hashlib.sha256(data).hexdigest() == digest:
-                return data, digest
-        raise HostError(f"{self.label}: {path}: the copy's SHA-256 differs from the host's {attempts} times")
+    def fetch(self, path: str, remove: bool = False) -> tuple[bytes, str]:
+        """A file's bytes, checked against the SHA-256 the host computes of it
+        (and, with ``remove``, deleted there). POSIX hosts answer both in one
+        round trip; a mismatch is an error, never a silently kept copy."""
+        take = self.dialect.take(path) if remove else None
+        if take is not None:
+            answer = self.run(take, timeout=120).out
+            head, _, data = answer.partition(b"\n")
+            digest = parse_sha256(head.decode(errors="replace"))
+        else:
+            digest = parse_sha256(self.run(self.dialect.sha256(path)).out.decode(errors="replace"))
+            data = self.run(self.dialect.cat(path), timeout=120).out if digest else b""
+            if remove:
+                self.run(self.dialect.remove([path]), check=False)
+        if digest is None:
+            raise HostError(f"{self.label}: no SHA-256 of {path} (is sha256sum installed?)")
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise HostError(f"{self.label}: {path}: the copy's SHA-256 differs from the one the host computed ({digest})")
+        return data, digest
 
     def make_workdir(self) -> str:
         self.workdir = self.run(self.dialect.make_workdir(self.spec.workdir)).out.decode().strip().splitlines()[-1]
@@ -241,7 +252,7 @@ class SshHost:
         answer = self.run(self.dialect.which(executables)).out.decode(errors="replace")
         return markers(answer).get("netrepro-missing", [])
 
-    def clock_offset(self, samples: int = 5) -> dict[str, float | str]:
+    def clock_offset(self, samples: int = 3) -> dict[str, float | str]:
         """The host clock minus ours, from the fastest of a few SSH round trips
         (its uncertainty is half that round trip)."""
         best: tuple[float, float] | None = None
