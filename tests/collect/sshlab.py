@@ -124,8 +124,10 @@ class Lab:
     # --- what a plan says ----------------------------------------------------------
     def host_spec(self, name: str, **changes: Any) -> dict[str, Any]:
         h = self.hosts[name]
+        work = self.dir / f"{name}-work"
+        work.mkdir(exist_ok=True)
         spec = {
-            "address": h.ipv4, "user": "root", "identity_file": str(self.key), "known_hosts_file": str(self.known_hosts),
+            "address": h.ipv4, "user": "root", "workdir": str(work), "identity_file": str(self.key), "known_hosts_file": str(self.known_hosts),
             "proxy_command": ["ip", "netns", "exec", h.ns, "nc", h.ipv4, "22"],
             "roles": ["sender"] if name == "alice" else ["receiver"], "ipv6": h.ipv6,
         }

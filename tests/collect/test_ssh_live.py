@@ -205,8 +205,11 @@ def test_dropped_connection_leaves_nothing_and_names_the_host(lab, tmp_path):
     assert len(error) == 1 and error[0].startswith("error: host bob (root@198.18.0.2:22): "), text
     assert "continue with --resume" in error[0]
     assert_nothing_left(lab)  # the servers on bob ended with their SSH channel
+    stale = list((lab.dir / "bob-work").iterdir())
+    assert len(stale) == 1  # bob was unreachable: its scratch folder had to stay
     _resume(plan, out)
     assert_nothing_left(lab)
+    assert list((lab.dir / "bob-work").iterdir()) == []  # ... and the resumed session removed it
 
 
 # --- the first errors a lab user meets ---------------------------------------------------

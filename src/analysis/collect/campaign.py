@@ -143,6 +143,8 @@ class Collector:
         tools = {r.tool for r in runs}
         bed = HostsTestbed(name, self.plan.testbeds[name], self.plan.hosts, tools)
         self.testbeds[name] = stack.enter_context(bed)
+        for stale in bed.remove_stale(self.facts.get(name, {}).get("hosts", {})):
+            self.console.log(f"removed the scratch folder an earlier session left: {stale}")
         servers = RemoteServerSet(bed.receiver, bed.spec.ports, self.out / COLLECT_DIR / "servers")
         stack.callback(servers.stop)
         self.servers[name] = servers

@@ -130,7 +130,23 @@ class HostsTestbed:
         roles = [r for r, h in (("sender", self.spec.sender), ("receiver", self.spec.receiver)) if h == host.name]
         facts["ssh"] = {"address": spec.address, "port": spec.port, "user": spec.user, "dialect": spec.dialect,
                         "roles": roles or ["router"], "tools": exes}
+        facts["workdir"] = host.workdir
         return facts
+
+    def remove_stale(self, earlier: dict[str, Any]) -> list[str]:
+        """Remove the scratch folders an interrupted session left on hosts
+        it could no longer reach (``earlier``: that session's host facts)."""
+        removed = []
+        for name, facts in earlier.items():
+            host, old = self.hosts.get(name), (facts or {}).get("workdir")
+            if host is None or not host.connected or not old or old == host.workdir:
+                continue
+            try:
+                host.run(host.dialect.remove_workdir(old), check=False)
+                removed.append(f"{name}:{old}")
+            except (HostError, ValueError):
+                continue
+        return removed
 
     def _clock(self) -> dict[str, Any]:
         """The clock sync one-way delays rely on, as recorded: declared in
