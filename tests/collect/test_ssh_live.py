@@ -212,6 +212,24 @@ def test_dropped_connection_leaves_nothing_and_names_the_host(lab, tmp_path):
     assert list((lab.dir / "bob-work").iterdir()) == []  # ... and the resumed session removed it
 
 
+def test_collector_killed_outright_leaves_no_session_and_nothing_on_the_hosts(lab, tmp_path):
+    """SIGKILL gives the collector no chance to clean up: its ssh children
+    die with it (PR_SET_PDEATHSIG), their channels close, and the wrappers
+    on the hosts end their own process groups."""
+    started = time.time()
+    _, _, proc = _start_cli(lab, tmp_path)
+    proc.kill()
+    proc.communicate(timeout=30)
+    time.sleep(0.5)
+    assert_nothing_left(lab)
+    ours = [line for line in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+            if line.startswith("ssh ") and str(lab.key) in line]
+    assert ours == []
+    for folder in Path("/tmp").glob("nr-ssh-*"):  # the killed collector's control folder (sockets gone with the masters)
+        if folder.stat().st_mtime >= started and {p.name for p in folder.iterdir()} <= {"alice.master.log", "bob.master.log"}:
+            shutil.rmtree(folder)
+
+
 # --- the first errors a lab user meets ---------------------------------------------------
 def test_missing_tool_is_one_error_naming_the_host(lab, tmp_path):
     plan = lab_plan(lab, [{"name": "np", "tool": "netperf"}],

@@ -33,6 +33,17 @@ from analysis.collect.testbed import TestbedError
 SSH = "ssh"
 
 
+def _die_with_collector() -> None:
+    """In each ssh child (Linux): SIGTERM when the collector dies, even by
+    SIGKILL, so no session -- and so no remote wrapper -- outlives it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class HostError(TestbedError):
     """A lab host that cannot be used: the message names it and says why."""
 
@@ -137,7 +148,8 @@ class SshHost:
         with open(log, "wb") as err:
             self.master = subprocess.Popen(
                 [SSH, *self.options(), "-M", "-N", "-o", "ControlMaster=yes", "-o", "ControlPersist=no", "--", self.spec.address],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+                preexec_fn=_die_with_collector)
         deadline = time.monotonic() + self.spec.connect_timeout_s + 10
         while time.monotonic() < deadline:
             if self.master.poll() is not None:
@@ -188,7 +200,7 @@ class SshHost:
         Its standard input stays open: closing it (or losing the connection)
         makes a POSIX wrapper kill its own process group."""
         proc = subprocess.Popen(self.argv(script), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                bufsize=0, start_new_session=True)
+                                bufsize=0, start_new_session=True, preexec_fn=_die_with_collector)
         remote = Remote(script, proc)
         try:
             pump(remote, time.monotonic() + timeout, until_pid=True)
