@@ -73,7 +73,7 @@ def campaign(lab):
     plan = lab_plan(lab, [
         {"name": "netperf", "tool": "netperf", "factors": {"ip_version": [4, 6], "packet_size_bytes": [512]}},
         {"name": "iperf3", "tool": "iperf3", "factors": {"transport": ["UDP"]}},
-        {"name": "ditg", "tool": "ditg", "factors": {"mode": ["owdm", "rttm"]}},
+        {"name": "ditg", "tool": "ditg", "factors": {"mode": ["rttm"]}},  # both logs: sender's on alice, receiver's on bob
     ], hosts=hosts)
     out = lab.dir / "campaign"
     started = time.monotonic()
@@ -83,13 +83,13 @@ def campaign(lab):
 
 def test_campaign_over_ssh_completes_and_leaves_nothing_on_either_host(lab, campaign):
     out, progress, work, seconds = campaign
-    assert progress["complete"] and progress["runs_done"] == 5 and progress["runs_failed"] == 0, \
+    assert progress["complete"] and progress["runs_done"] == 4 and progress["runs_failed"] == 0, \
         yaml.safe_load((out / "manifest.yaml").read_text())["files"]["table"]
     assert_nothing_left(lab)
     for folder in work.values():
         assert list(folder.iterdir()) == []  # scratch folders removed, outputs deleted after their copy
     assert not list(lab.dir.rglob("PWNED")) and not Path("PWNED").exists()
-    assert seconds < 45
+    assert seconds < 60
 
 
 def test_manifest_carries_each_hosts_facts_and_os_factors(campaign):
@@ -116,7 +116,7 @@ def test_manifest_carries_each_hosts_facts_and_os_factors(campaign):
 def test_every_output_came_back_verified_with_its_remote_command_line(campaign):
     out, _, work, _ = campaign
     table = load_manifest(out).files.table
-    assert len(table) == 6  # five runs, the rttm run with its receiver-log summary too
+    assert len(table) == 5  # four runs, the rttm run with its receiver-log summary too
     for e in table:
         data = (out / e.path).read_bytes()
         assert e.meta["status"] == "ok" and e.meta["exit_status"] == 0
@@ -151,11 +151,11 @@ def test_campaign_over_ssh_ingests_strictly(campaign):
 
 
 # --- interruptions --------------------------------------------------------------------
-INTERRUPT_BLOCKS = [{"name": "np", "tool": "netperf", "factors": {"packet_size_bytes": [256, 1408]}}]
+INTERRUPT_BLOCKS = [{"name": "np", "tool": "netperf", "factors": {"packet_size_bytes": [256, 1024, 1408]}}]
 
 
 def _start_cli(lab, tmp_path):
-    plan = lab_plan(lab, INTERRUPT_BLOCKS, runs_per_cell=2)
+    plan = lab_plan(lab, INTERRUPT_BLOCKS)
     plan_file = tmp_path / "plan.yaml"
     plan_file.write_text(yaml.safe_dump(plan.model_dump(mode="json")))
     out = tmp_path / "interrupted"
@@ -172,9 +172,9 @@ def _start_cli(lab, tmp_path):
 
 def _resume(plan, out):
     before = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
-    assert 1 <= len(before) < 4
+    assert 1 <= len(before) < 3
     progress = Collector(plan, out, resume=True).run()
-    assert progress["complete"] and progress["runs_done"] == 4 and progress["runs_failed"] == 0
+    assert progress["complete"] and progress["runs_done"] == 3 and progress["runs_failed"] == 0
     after = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
     assert {p: after[p] for p in before} == before  # complete runs were skipped, not redone
 
