@@ -6,7 +6,10 @@
 set -euo pipefail
 
 # chromium + chromium-driver: the HTML report is checked in a real headless browser.
-packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool chromium chromium-driver)
+# openssh-client drives lab hosts (netrepro collect, kind: hosts); openssh-server and
+# netcat-openbsd are for the live SSH tests, which run sshd inside test namespaces.
+packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool chromium chromium-driver
+          openssh-client openssh-server netcat-openbsd)
 # Debian's own python3 needs python3-venv before `python3 -m venv` works.
 python3 -c "import ensurepip, venv" 2>/dev/null || packages+=(python3-venv python3-pip)
 
@@ -32,6 +35,16 @@ Suites: ${codename} ${codename}-updates
 Components: non-free
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
+fi
+
+# A freshly installed openssh-server would start a system sshd on port 22 of every
+# address; netrepro only needs the binary, so services are held off while installing
+# (policy-rc.d, removed afterwards unless it was there before).
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# netrepro install-system.sh: no service start-up while installing\nexit 101\n' > "$policy"
+  chmod 755 "$policy"
+  trap 'rm -f "$policy"' EXIT
 fi
 
 export DEBIAN_FRONTEND=noninteractive

@@ -139,10 +139,91 @@ def test_factor_table_lists_levels_in_plan_order():
     assert table["run"]["type"] == "int"
 
 
-@pytest.mark.parametrize("name, runs", [("lan-p2p", 1800), ("sizes-10", 800), ("jumbo-routed", 270)])
+@pytest.mark.parametrize("name, runs", [("lan-p2p", 1800), ("sizes-10", 800), ("jumbo-routed", 270), ("first", 36), ("first-ssh", 36)])
 def test_shipped_plans_validate(name, runs):
     p = load_plan(PLANS / f"{name}.yaml")
     assert p.name == name
     scheduled = schedule(p)
     assert len(scheduled) == runs
-    assert 60 < expected_seconds(p, scheduled) < 3600
+    assert 40 < expected_seconds(p, scheduled) < 3600
+    if name.startswith("first"):
+        assert expected_seconds(p, scheduled) <= 120  # the plans a new user runs first take at most two minutes
+
+
+# --- lab hosts over SSH ---------------------------------------------------------
+LAB = {
+    "hosts": {
+        "alice": {"address": "192.0.2.10", "user": "lab", "roles": ["sender"], "ipv4": "198.18.0.1"},
+        "bob": {"address": "bob.lab.example", "roles": ["receiver"], "ipv4": "198.18.0.2", "ipv6": "2001:2::2",
+                "dialect": "powershell", "tools": {"iperf3": "C:\\iperf3\\iperf3.exe"}},
+    },
+    "testbeds": {"lab": {"kind": "hosts", "sender": "alice", "receiver": "bob"}},
+    "stack_profiles": {},
+    "blocks": [{"name": "i3", "tool": "iperf3", "factors": {"ip_version": [4, 6]}}],
+}
+
+
+def lab(**changes) -> Plan:
+    raw = copy.deepcopy(LAB)
+    for key, value in changes.items():
+        raw[key] = value
+    return plan(**raw)
+
+
+def test_lab_plan_validates_with_strict_host_keys_by_default():
+    p = lab()
+    assert p.hosts["alice"].known_hosts == "strict" and p.hosts["alice"].port == 22
+    assert p.hosts["bob"].executable("iperf3") == "C:\\iperf3\\iperf3.exe" and p.hosts["bob"].executable("netserver") == "netserver"
+    assert p.hosts["bob"].test_address(6) == "2001:2::2"
+    assert len(schedule(p)) == 6
+
+
+def _host(name, **kw):
+    hosts = copy.deepcopy(LAB["hosts"])
+    hosts[name] = hosts.get(name, {}) | kw
+    return {"hosts": hosts}
+
+
+@pytest.mark.parametrize("changes, message", [
+    (_host("alice", address="-oProxyCommand=x"), "give a host name or an IP address"),
+    (_host("alice", address="a b"), "give a host name or an IP address"),
+    (_host("alice", user="-l"), "not starting with -"),
+    (_host("alice", port=0), "greater than or equal to 1"),
+    (_host("alice", known_hosts="off"), "Input should be 'strict' or 'accept-new'"),
+    (_host("alice", roles=[]), "at least 1 item"),
+    (_host("alice", roles=["sender", "sender"]), "roles repeat"),
+    (_host("alice", dialect="cmd"), "Input should be 'posix' or 'powershell'"),
+    (_host("alice", tools={"rm": "/bin/rm"}), "not an executable the collector runs"),
+    (_host("alice", tools={"netperf": "/bin/net\nperf"}), "without control characters"),
+    (_host("alice", workdir="relative/dir"), "give an absolute path"),
+    (_host("alice", ipv4="2001:2::1"), "give an IPv4 address"),
+    (_host("alice", password="x"), "Extra inputs are not permitted"),
+    (_host("alice", roles=["receiver"]), "host alice is the sender but its roles are"),
+    ({"testbeds": {"lab": {"kind": "hosts", "sender": "alice"}}}, "name the sender and the receiver"),
+    ({"testbeds": {"lab": {"kind": "hosts", "sender": "alice", "receiver": "carol"}}}, "receiver 'carol' is not among hosts"),
+    ({"testbeds": {"lab": {"kind": "hosts", "sender": "alice", "receiver": "bob", "rate": "1gbit"}}}, "would change a lab host's own settings"),
+    ({"testbeds": {"lab": {"kind": "hosts", "sender": "alice", "receiver": "bob"}, "p2p": {"kind": "p2p", "sender": "alice"}}}, "only for kind hosts"),
+    (_host("carol", address="192.0.2.30", roles=["router"]), "carol is in no testbed"),
+    ({"blocks": [{"name": "np", "tool": "netperf", "factors": {"stack": ["reno"]}}],
+      "stack_profiles": {"reno": {"net.ipv4.tcp_congestion_control": "reno"}}}, "would change a lab host's own settings"),
+    ({"blocks": [{"name": "np", "tool": "netperf", "factors": {"mtu_bytes": [9000]}}]}, "would change a lab host's own settings"),
+    (_host("bob", ipv6=None), "needs an IPv6 address for bob: set hosts.bob.ipv6"),
+])
+def test_lab_plan_errors_name_the_problem(changes, message):
+    with pytest.raises(Exception, match="(?s)" + message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        lab(**changes)
+
+
+def test_lab_plan_error_names_key_and_line(tmp_path):
+    raw = copy.deepcopy(BASE) | copy.deepcopy(LAB)
+    raw["hosts"]["bob"]["port"] = 70000
+    path = tmp_path / "lab.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if "70000" in l)
+    with pytest.raises(PlanError, match=rf"lab\.yaml:{line}: key 'hosts\.bob\.port': Input should be less than or equal to 65535"):
+        load_plan(path)
+
+
+def test_a_plan_dumped_with_its_defaults_validates_again():
+    for p in (plan(), lab()):
+        assert Plan.model_validate(p.model_dump(mode="json")) == p

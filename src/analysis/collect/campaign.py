@@ -15,7 +15,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 import yaml
@@ -24,13 +24,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from analysis.ingest.manifest import MANIFEST_NAME, Manifest
 from analysis.collect.hostfacts import cpu_percent, cpu_sample, host_facts
+from analysis.collect.dialects import dialect
+from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
-from analysis.collect.runners import ServerSet, StepResult, client_steps, run_step
+from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step
 from analysis.collect.testbed import Testbed, signals_raise, workdir
 
 COLLECT_DIR = "collect"  # plan copy, tool side logs, warm-ups: not measurements
 CPU_NOTE = ("meta host_cpu_pct is the whole host's CPU utilisation (all CPUs, /proc/stat) over the run: "
             "sender, routers and receiver share this host's CPUs")
+HOSTS_NOTE = ("On lab hosts (testbeds of kind hosts) meta sender_cpu_pct is the sending host's CPU utilisation (all CPUs, "
+              "its /proc/stat) over the run's main step, meta commands the command lines exactly as the hosts' shells "
+              "received them (meta command_hosts: which host ran each), and meta output_sha256 the checksum the host "
+              "computed of the output the collector copied back.")
+OS_FACTORS = ("os", "os_version", "receiver_os", "receiver_os_version")
 
 
 def _iso(t: float) -> str:
@@ -49,6 +56,7 @@ class Outcome:
     status: str  # ok | failed
     reason: str | None
     results: list[StepResult]
+    logs: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # D-ITG binary logs copied from lab hosts, by side
 
 
 @dataclass
@@ -58,8 +66,8 @@ class Collector:
     resume: bool = False
     console: Console = field(default_factory=lambda: Console(stderr=True))
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
-    testbeds: dict[str, Testbed] = field(default_factory=dict)
-    servers: dict[str, ServerSet] = field(default_factory=dict)
+    testbeds: dict[str, Testbed | HostsTestbed] = field(default_factory=dict)
+    servers: dict[str, ServerSet | RemoteServerSet] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
     elapsed_before: float = 0.0
     started: float | None = None  # monotonic start of this session
@@ -87,8 +95,10 @@ class Collector:
         if not path.is_file():
             return
         old = yaml.safe_load(path.read_text())
+        constants = {k: v for k, v in old.get("files", {}).get("constants", {}).items() if k in OS_FACTORS}
         for e in old.get("files", {}).get("table", []):
             if e.get("meta", {}).get("status") in ("ok", "failed") and (self.out / e["path"]).is_file():
+                e["levels"] = constants | e.get("levels", {})  # one-level OS factors were written as constants
                 self.entries[e["path"]] = e
         extra = old.get("campaign", {}).get("extra", {})
         self.facts = extra.get("testbeds", {})
@@ -113,7 +123,11 @@ class Collector:
         for name in self.plan.testbeds:
             if name not in needed:
                 continue
-            bed = self.testbeds[name] = stack.enter_context(Testbed(name, self.plan.testbeds[name]))
+            spec = self.plan.testbeds[name]
+            if spec.kind == "hosts":
+                self._bring_up_hosts(stack, name, pending)
+                continue
+            bed = self.testbeds[name] = stack.enter_context(Testbed(name, spec))
             self._check_profiles(bed)
             scratch = workdir(bed.prefix)
             stack.callback(shutil.rmtree, scratch, True)
@@ -122,6 +136,27 @@ class Collector:
             self.servers[name] = servers
             self.facts[name] = bed.facts()
             self.console.log(f"testbed {name}: {bed.spec.kind}" + (f", namespaces {', '.join(bed.namespaces)}" if bed.namespaces else ""))
+
+    def _bring_up_hosts(self, stack: contextlib.ExitStack, name: str, pending: list[Run]) -> None:
+        """Connect to a lab testbed's hosts, check their tools, record their facts."""
+        runs = [r for r in pending if self.plan.testbed_of(r.levels) == name]
+        tools = {r.tool for r in runs}
+        bed = HostsTestbed(name, self.plan.testbeds[name], self.plan.hosts, tools)
+        self.testbeds[name] = stack.enter_context(bed)
+        for stale in bed.remove_stale(self.facts.get(name, {}).get("hosts", {})):
+            self.console.log(f"removed the scratch folder an earlier session left: {stale}")
+        servers = RemoteServerSet(bed.receiver, bed.spec.ports, self.out / COLLECT_DIR / "servers")
+        stack.callback(servers.stop)
+        self.servers[name] = servers
+        self.facts[name] = bed.facts()
+        owd = sorted({r.block for r in runs if r.tool == "ditg" and r.levels.get("mode") == "owdm"})
+        if owd and not bed.owd_allowed:
+            raise PlanError(f"testbed {name}: one-way delay (D-ITG owdm in block {', '.join(owd)}) needs synchronised clocks "
+                            f"on {bed.spec.sender} and {bed.spec.receiver}, and no sync is recorded (neither host reports "
+                            "chrony, ntpd, systemd-timesyncd or w32time as synchronised): say how they are synchronised "
+                            "in the testbed's clock_sync, or set owd_without_clock_sync: true to collect them anyway")
+        self.console.log(f"testbed {name}: hosts " + ", ".join(
+            f"{h} ({f.get('distribution') or f.get('os')}, {f.get('kernel')})" for h, f in bed.host_facts.items()))
 
     def _check_profiles(self, bed: Testbed) -> None:
         """Refuse, before any run, a congestion control a namespace may not
@@ -183,29 +218,50 @@ class Collector:
             if outcome.status == "ok" or attempts > self.plan.retries:
                 break
             self._keep_failed_attempt(r, outcome, attempts)
+        remote = isinstance(bed, HostsTestbed)
+        main = self._main_result(outcome)
         meta = {
             "order": r.order,
             "status": outcome.status,
             "reason": outcome.reason,
-            "commands": "\n".join(shlex.join(x.step.argv) for x in outcome.results),
+            "commands": "\n".join(x.command or shlex.join(x.step.argv) for x in outcome.results),
             "exit_status": outcome.results[-1].exit_status,
             "started": _iso(t0),
             "ended": _iso(outcome.results[-1].ended),
             "attempts": attempts,
-            "host_cpu_pct": cpu,
+            "host_cpu_pct": None if remote else cpu,
             "testbed": bed.name,
             "duration_planned_s": self.plan.duration_of(r),
             "payload_bytes": payload_bytes(r.levels),
             "stack_effective": " ".join(f"{k}={effective.get(k)}" for k in profile) or None,
         }
-        return [{"path": path, "levels": levels, "meta": meta, **_parser_hints(r, levels)}
-                for path, levels in self._write(r, outcome)]
+        if remote:
+            meta |= {"command_hosts": " ".join(str(x.host) for x in outcome.results), "sender_cpu_pct": main.cpu_pct,
+                     "output_sha256": main.sha256}
+            if outcome.logs:
+                meta["ditg_logs_sha256"] = " ".join(f"{side}={digest}" for side, (_, digest) in sorted(outcome.logs.items()))
+        levels = dict(r.levels) | self._os_levels(bed)
+        return [{"path": path, "levels": lv, "meta": meta, **_parser_hints(r, lv)}
+                for path, lv in self._write(r, outcome, levels)]
+
+    def _os_levels(self, bed: Testbed | HostsTestbed) -> dict[str, str]:
+        """The sender's and the receiver's OS and version: factors across testbeds of different machines."""
+        if isinstance(bed, HostsTestbed):
+            snd, rcv = bed.host_facts[str(bed.spec.sender)], bed.host_facts[str(bed.spec.receiver)]
+        else:
+            snd = rcv = self.host
+        return {"os": str(snd.get("os") or "unknown"), "os_version": str(snd.get("os_version") or "unknown"),
+                "receiver_os": str(rcv.get("os") or "unknown"), "receiver_os_version": str(rcv.get("os_version") or "unknown")}
 
     def _measure(self, r: Run, duration: float, tag: str) -> Outcome:
         bed = self.testbeds[self.plan.testbed_of(r.levels)]
         servers = self.servers[bed.name]
         servers.ensure(r.tool)
-        steps = client_steps(r.levels, bed.target(int(r.levels.get("ip_version", 4))), bed.sender.ns, bed.spec.ports,
+        target = bed.target(int(r.levels.get("ip_version", 4)))
+        if isinstance(bed, HostsTestbed):
+            return self._measure_remote(r, bed, servers, target, duration, tag)
+        assert isinstance(servers, ServerSet)
+        steps = client_steps(r.levels, target, bed.sender.ns, bed.spec.ports,
                              duration, self.plan.options, servers.cwd, tag, self.plan.timeout_s)
         results: list[StepResult] = []
         for step in steps:
@@ -213,20 +269,44 @@ class Collector:
             results.append(res)
             if res.exit_status != 0:
                 servers.restart(r.tool)  # a failed client can leave a server wedged
-                why = f"killed after {res.ended - res.started:.0f} s (timeout)" if res.exit_status is None else f"exit status {res.exit_status}"
-                return Outcome("failed", f"{step.label}: {why}", results)
+                return Outcome("failed", _failure(res), results)
         for p in servers.cwd.glob(f"{tag}.*"):
             p.unlink()
         return Outcome("ok", None, results)
+
+    def _measure_remote(self, r: Run, bed: HostsTestbed, servers: ServerSet | RemoteServerSet, target: str,
+                        duration: float, tag: str) -> Outcome:
+        """The same steps on lab hosts over SSH; D-ITG's binary logs are copied back too."""
+        steps = client_steps(r.levels, target, None, bed.spec.ports, duration, self.plan.options, bed.scratch("sender"),
+                             tag, self.plan.timeout_s, recv_scratch=bed.scratch("receiver"), owd=bed.owd_allowed)
+        results: list[StepResult] = []
+        outcome: Outcome | None = None
+        for i, step in enumerate(steps):
+            res = bed.execute(step, tag, i)
+            results.append(res)
+            if res.exit_status != 0:
+                servers.restart(r.tool)
+                outcome = Outcome("failed", _failure(res), results)
+                break
+        outcome = outcome or Outcome("ok", None, results)
+        if r.tool == "ditg":
+            send_log, recv_log = ditg_logs(bed.scratch("sender"), tag, bed.scratch("receiver"))
+            sides = {"receiver": recv_log} | ({"sender": send_log} if r.levels.get("mode") == "rttm" else {})
+            outcome.logs = bed.fetch_logs(sides)
+        return outcome
+
+    @staticmethod
+    def _main_result(outcome: Outcome) -> StepResult:
+        main = [x for x in outcome.results if x.step.output == ""]
+        return (main or outcome.results)[-1]
 
     @staticmethod
     def _main_output(outcome: Outcome) -> bytes:
         """The run's file: the main measuring step's output, or the output of
         the step that failed before it (so the file says why)."""
-        main = [x for x in outcome.results if x.step.output == ""]
-        return (main or outcome.results)[-1].output
+        return Collector._main_result(outcome).output
 
-    def _write(self, r: Run, outcome: Outcome) -> list[tuple[str, dict[str, Any]]]:
+    def _write(self, r: Run, outcome: Outcome, levels: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         """Write the run's file(s) and side logs; (path, levels) per measurement file."""
         stem, ext = r.path.rsplit(".", 1)
         files = [(r.path, self._main_output(outcome), _log_of(r))]
@@ -236,13 +316,15 @@ class Collector:
                 files.append((f"{COLLECT_DIR}/logs/{r.path}.{x.step.label}.log", x.output, None))
             if x.stderr and x.exit_status != 0:  # a spinner is noise; a failing step's stderr is its reason
                 files.append((f"{COLLECT_DIR}/logs/{r.path}.{x.step.label}.stderr", x.stderr, None))
+        for side, (data, _) in outcome.logs.items():
+            files.append((f"{COLLECT_DIR}/ditg-logs/{r.path}.{side}.log", data, None))
         written = []
         for rel, data, log in files:
             target = self.out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             if not rel.startswith(COLLECT_DIR + "/"):
-                written.append((rel, dict(r.levels) | ({"log": log} if log else {})))
+                written.append((rel, dict(levels) | ({"log": log} if log else {})))
         return written
 
     def _keep_failed_attempt(self, r: Run, outcome: Outcome, attempt: int) -> None:
@@ -270,12 +352,23 @@ class Collector:
         plan = self.plan
         table = sorted(self.entries.values(), key=lambda e: e["meta"]["order"])
         dates = sorted({e["meta"]["started"][:10] for e in table})
-        constants: dict[str, Any] = {"os": self.host["distribution"]}
+        constants: dict[str, Any] = {}
         if len(plan.testbeds) == 1:
             constants["topology"] = next(iter(plan.testbeds))
         factors = factor_table(plan)
         for name in constants:
             factors.pop(name, None)
+        # OS factors: a constant while every run has one level, a factor once testbeds differ.
+        for name in OS_FACTORS:
+            levels = list(dict.fromkeys(str(e["levels"][name]) for e in table if name in e["levels"]))
+            if len(levels) > 1:
+                factors[name] = {"type": "str", "levels": levels, "description": _OS_DESCRIPTIONS[name]}
+            elif levels:
+                constants[name] = levels[0]
+            elif name == "os":
+                constants[name] = self.host.get("os") or self.host["distribution"]
+        table = [e | {"levels": {k: v for k, v in e["levels"].items() if k not in constants}} for e in table]
+        machines = self._machines()
         manifest = {
             "campaign": {
                 "title": plan.title,
@@ -284,12 +377,12 @@ class Collector:
                 f"in a random order from seed {plan.seed}.",
                 "synthetic": False,
                 "testbed": "; ".join(f"{n}: {self._describe(t)}" for n, t in plan.testbeds.items()),
-                "hosts": [self.host["hostname"] + " (every testbed node is a namespace on this one host)"],
-                "os": self.host["distribution"],
-                "kernel": self.host["kernel"],
-                "tool_versions": self.host["tool_versions"],
+                "hosts": [label for label, _ in machines],
+                "os": "; ".join(dict.fromkeys(str(f.get("distribution") or f.get("os")) for _, f in machines)),
+                "kernel": "; ".join(dict.fromkeys(str(f.get("kernel")) for _, f in machines)),
+                "tool_versions": _merged_versions([f.get("tool_versions") or {} for _, f in machines]),
                 "dates": dates,
-                "notes": (plan.notes.strip() + " " + CPU_NOTE).strip(),
+                "notes": " ".join(x for x in (plan.notes.strip(), self._notes()) if x),
                 "extra": {
                     "collector": {"plan": plan.model_dump(mode="json"), "duration_s": plan.duration_s, "seed": plan.seed},
                     "host": self.host,
@@ -304,6 +397,32 @@ class Collector:
         validated = Manifest.model_validate(manifest)
         _dump(validated.model_dump(mode="json", exclude_unset=True), self.out / MANIFEST_NAME)
 
+    def _machines(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every machine that ran tools: this one (namespace and loopback
+        testbeds) and the lab hosts, each with a one-line label."""
+        kinds = {t.kind for t in self.plan.testbeds.values()}
+        out: list[tuple[str, dict[str, Any]]] = []
+        if kinds - {"hosts"}:
+            out.append((self.host["hostname"] + " (every testbed node is a namespace on this one host)", self.host))
+        seen = set()
+        for name, spec in self.plan.testbeds.items():
+            if spec.kind != "hosts":
+                continue
+            for host, facts in self.facts.get(name, {}).get("hosts", {}).items():
+                if host in seen:
+                    continue
+                seen.add(host)
+                ssh = facts.get("ssh", {})
+                who = f"{ssh.get('user')}@" if ssh.get("user") else ""
+                out.append((f"{host} ({who}{ssh.get('address')}:{ssh.get('port')}, {', '.join(ssh.get('roles', []))}): "
+                            f"{facts.get('distribution') or facts.get('os')}, kernel {facts.get('kernel')}, "
+                            f"{facts.get('cpu_model')}", facts))
+        return out
+
+    def _notes(self) -> str:
+        kinds = {t.kind for t in self.plan.testbeds.values()}
+        return " ".join(note for note, wanted in ((CPU_NOTE, bool(kinds - {"hosts"})), (HOSTS_NOTE, "hosts" in kinds)) if wanted)
+
     def _block_overrides(self) -> str:
         said = [f"{b.name}: " + ", ".join(x for x in (f"{b.duration_s:g} s" if b.duration_s else "",
                                                        f"{b.runs_per_cell} runs" if b.runs_per_cell else "") if x)
@@ -314,6 +433,9 @@ class Collector:
     def _describe(spec: Any) -> str:
         if spec.kind == "loopback":
             return "loopback (127.0.0.1, ::1) on one host"
+        if spec.kind == "hosts":
+            path = " - ".join([spec.sender, *spec.routers, spec.receiver])
+            return f"lab hosts over SSH: {path} (clients on {spec.sender}, servers on {spec.receiver})"
         parts = [{"p2p": "sender - receiver (one veth pair)", "routed": "sender - r1 - r2 - receiver (three veth pairs, static routes)"}[spec.kind],
                  f"MTU {spec.mtu}"]
         if spec.rate:
@@ -321,6 +443,30 @@ class Collector:
         if spec.offloads:
             parts.append("offloads " + ", ".join(f"{k} {'on' if v else 'off'}" for k, v in spec.offloads.items()))
         return ", ".join(parts)
+
+
+_OS_DESCRIPTIONS = {
+    "os": "the sending host's operating system (os-release NAME; Windows: Win32_OperatingSystem Caption)",
+    "os_version": "the sending host's OS version (os-release VERSION_ID; Windows: Version)",
+    "receiver_os": "the receiving host's operating system",
+    "receiver_os_version": "the receiving host's OS version",
+}
+
+
+def _merged_versions(per_machine: list[dict[str, str]]) -> dict[str, str]:
+    """Each tool's version; where machines differ, their versions joined with ' / '."""
+    out: dict[str, list[str]] = {}
+    for versions in per_machine:
+        for tool, version in versions.items():
+            if version not in out.setdefault(tool, []):
+                out[tool].append(version)
+    return {tool: " / ".join(vs) for tool, vs in out.items()}
+
+
+def _failure(res: StepResult) -> str:
+    why = (f"killed after {res.ended - res.started:.0f} s (timeout)" if res.exit_status is None
+           else f"exit status {res.exit_status}")
+    return f"{res.step.label}: {why}" + (f" on {res.host}" if res.host else "")
 
 
 def _parser_hints(r: Run, levels: dict[str, Any]) -> dict[str, Any]:
@@ -346,10 +492,21 @@ def dry_run_lines(plan: Plan, limit: int | None = None) -> Iterator[str]:
     runs = schedule(plan)
     for r in runs[:limit]:
         spec = plan.testbeds[plan.testbed_of(r.levels)]
-        ns = None if spec.kind == "loopback" else "<sender-ns>"
-        target = LOOPBACK[int(r.levels.get("ip_version", 4))] if spec.kind == "loopback" else f"<receiver-ipv{r.levels.get('ip_version', 4)}>"
-        steps = client_steps(r.levels, target, ns, spec.ports, plan.duration_of(r), plan.options, Path("<scratch>"), f"run{r.order}", plan.timeout_s)
+        version = int(r.levels.get("ip_version", 4))
         yield f"{r.order:5d}  {r.path}"
+        if spec.kind == "hosts":
+            hosts = {"sender": plan.hosts[str(spec.sender)], "receiver": plan.hosts[str(spec.receiver)]}
+            steps = client_steps(r.levels, str(hosts["receiver"].test_address(version)), None, spec.ports, plan.duration_of(r),
+                                 plan.options, PurePosixPath("<sender-scratch>"), f"run{r.order}", plan.timeout_s,
+                                 recv_scratch=PurePosixPath("<receiver-scratch>"))
+            for s in steps:
+                host = hosts[s.where]
+                argv = [host.executable(s.argv[0]), *s.argv[1:]]
+                yield f"         {getattr(spec, s.where)}: " + dialect(host.dialect).command_line(argv)
+            continue
+        ns = None if spec.kind == "loopback" else "<sender-ns>"
+        target = LOOPBACK[version] if spec.kind == "loopback" else f"<receiver-ipv{version}>"
+        steps = client_steps(r.levels, target, ns, spec.ports, plan.duration_of(r), plan.options, Path("<scratch>"), f"run{r.order}", plan.timeout_s)
         for s in steps:
             yield "         " + shlex.join(s.argv)
     if limit is not None and len(runs) > limit:

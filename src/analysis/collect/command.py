@@ -11,6 +11,7 @@ import typer
 from analysis.config import raw_dir
 
 from analysis.collect.plan import load_plan
+from analysis.collect.ssh import HostError
 from analysis.collect.testbed import TestbedError, cleanup, netns_available
 
 
@@ -22,7 +23,7 @@ def collect_command(
     do_cleanup: Annotated[bool, typer.Option("--cleanup", help="remove namespaces and links left by a killed collector, then exit")] = False,
     limit: Annotated[Optional[int], typer.Option("--show", help="with --dry-run: print only the first N runs")] = None,
 ) -> None:
-    """Run a campaign of real tool runs on a loopback, p2p or routed testbed."""
+    """Run a campaign of real tool runs on a loopback, p2p or routed testbed, or on lab hosts over SSH."""
     if do_cleanup:
         removed = cleanup()
         print("removed: " + ", ".join(removed) if removed else "nothing left behind by a stopped collector")
@@ -37,7 +38,7 @@ def collect_command(
             print(line)
         return
     out = out or raw_dir() / parsed.name
-    needs_netns = any(t.kind != "loopback" for t in parsed.testbeds.values())
+    needs_netns = any(t.kind in ("p2p", "routed") for t in parsed.testbeds.values())
     why = netns_available() if needs_netns else None
     if why:
         raise TestbedError(f"this plan needs network namespaces: {why}")
@@ -46,5 +47,7 @@ def collect_command(
     except KeyboardInterrupt as exc:
         print(f"interrupted ({exc or 'Ctrl-C'}); testbeds torn down; continue with --resume", file=sys.stderr)
         raise typer.Exit(130)
+    except HostError as exc:
+        raise HostError(f"{exc}; the runs done so far are kept: continue with --resume once the host is reachable") from None
     print(f"{out}: {progress['runs_done']}/{progress['runs_total']} runs done, {progress['runs_failed']} failed, "
           f"{progress['collection_seconds'] / 60:.1f} min of collection")

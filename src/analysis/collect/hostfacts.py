@@ -40,10 +40,16 @@ def tool_versions() -> dict[str, str]:
     return out
 
 
-def distribution() -> str:
+def _os_release() -> dict[str, str]:
     try:
-        info = platform.freedesktop_os_release()
+        return dict(platform.freedesktop_os_release())
     except OSError:
+        return {}
+
+
+def distribution() -> str:
+    info = _os_release()
+    if not info:
         return platform.system()
     return info.get("PRETTY_NAME") or " ".join(info.get(k, "") for k in ("NAME", "VERSION")).strip()
 
@@ -63,6 +69,8 @@ def host_facts() -> dict[str, Any]:
         "kernel_build": uname.version,
         "machine": uname.machine,
         "distribution": distribution(),
+        "os": _os_release().get("NAME") or platform.system(),
+        "os_version": _os_release().get("VERSION_ID") or platform.release(),
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
         "tool_versions": tool_versions(),

@@ -9,6 +9,7 @@ run order is random but reproducible (same seed, same order).
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import random
 import re
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from analysis.parsers.records import RunRecord
 from analysis.errors import PlanError
@@ -58,7 +59,18 @@ FACTOR_TYPES: dict[str, type] = {
     "stack": str,
     "topology": str,
 }
-RESERVED = {"tool", "run"}
+RESERVED = {"tool", "run", "os", "os_version", "receiver_os", "receiver_os_version"}
+# The executables each tool needs on the sending and on the receiving host
+# (ITGDec decodes a D-ITG log where it was written: the sender's in rttm, the receiver's always).
+EXECUTABLES: dict[str, dict[str, tuple[str, ...]]] = {
+    "netperf": {"sender": ("netperf",), "receiver": ("netserver",)},
+    "iperf3": {"sender": ("iperf3",), "receiver": ("iperf3",)},
+    "iperf2": {"sender": ("iperf",), "receiver": ("iperf",)},
+    "ditg": {"sender": ("ITGSend", "ITGDec"), "receiver": ("ITGRecv", "ITGDec")},
+}
+EXECUTABLE_NAMES = tuple(sorted({x for sides in EXECUTABLES.values() for names in sides.values() for x in names}))
+_HOSTNAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$")
+_USER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@\\-]{0,63}$")
 ETHERNET_OVERHEAD_BYTES = 18  # header 14 + FCS 4: a frame size counts both
 IP_HEADER_BYTES = {4: 20, 6: 40}
 L4_HEADER_BYTES = {"UDP": 8, "TCP": 32}  # TCP: 20 + 12 of timestamp option (Linux default)
@@ -99,18 +111,132 @@ class Ports(_Strict):
         return self
 
 
+def _no_control(value: str, what: str) -> str:
+    """Paths and commands may hold any printable character (they are quoted
+    per dialect), but no control character: a newline would split a line
+    the host prints back (a checksum, a path)."""
+    if not value or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError(f"{what} {value!r}: give a non-empty value without control characters (newline, tab, NUL)")
+    return value
+
+
+class HostSpec(_Strict):
+    """A machine of a real lab, reached with the OpenSSH client (key only,
+    no prompts). ``address`` is where SSH connects; ``ipv4``/``ipv6`` are
+    where the sender sends measurement traffic to it (default: ``address``
+    when that is an IP literal of the family)."""
+
+    address: str = Field(description="SSH destination: host name or IP address")
+    user: str | None = Field(None, description="login name (default: the SSH client's)")
+    port: int = Field(22, ge=1, le=65535)
+    identity_file: str | None = Field(None, description="private key; only this key is offered (IdentitiesOnly)")
+    known_hosts: Literal["strict", "accept-new"] = Field("strict", description="host key policy: strict refuses unknown keys")
+    known_hosts_file: str | None = Field(None, description="known_hosts to check the host key against (default: the client's)")
+    proxy_command: list[str] | None = Field(None, description="argv of a ProxyCommand (e.g. a jump through a bastion)")
+    connect_timeout_s: float = Field(10, ge=1, le=120)
+    roles: list[Literal["sender", "receiver", "router"]] = Field(min_length=1)
+    dialect: Literal["posix", "powershell"] = Field("posix", description="the login shell: POSIX sh, or PowerShell (Windows OpenSSH)")
+    tools: dict[str, str] = Field(default_factory=dict, description="executable -> path on this host, e.g. {netperf: /opt/bin/netperf}")
+    workdir: str | None = Field(None, description="where scratch folders go (default /tmp, or %TEMP% on Windows)")
+    ipv4: str | None = None
+    ipv6: str | None = None
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        try:
+            ipaddress.ip_address(v)
+            return v
+        except ValueError:
+            pass
+        if not _HOSTNAME.match(v):
+            raise ValueError(f"address {v!r}: give a host name or an IP address")
+        return v
+
+    @field_validator("user")
+    @classmethod
+    def _user(cls, v: str | None) -> str | None:
+        if v is not None and not _USER.match(v):
+            raise ValueError(f"user {v!r}: use letters, digits and _ . @ \\ - (not starting with -)")
+        return v
+
+    @field_validator("identity_file", "known_hosts_file", "workdir")
+    @classmethod
+    def _paths(cls, v: str | None) -> str | None:
+        return None if v is None else _no_control(v, "path")
+
+    @field_validator("proxy_command")
+    @classmethod
+    def _proxy(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None:
+            if not v:
+                raise ValueError("proxy_command: give the command as a list of arguments")
+            for arg in v:
+                _no_control(arg, "proxy_command argument")
+        return v
+
+    @field_validator("tools")
+    @classmethod
+    def _tools(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, path in v.items():
+            if name not in EXECUTABLE_NAMES:
+                raise ValueError(f"tools: {name!r} is not an executable the collector runs; use {', '.join(EXECUTABLE_NAMES)}")
+            _no_control(path, f"tools.{name}")
+        return v
+
+    @field_validator("ipv4", "ipv6")
+    @classmethod
+    def _ip(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is not None:
+            want = 4 if info.field_name == "ipv4" else 6
+            try:
+                if ipaddress.ip_address(v).version != want:
+                    raise ValueError
+            except ValueError:
+                raise ValueError(f"{info.field_name} {v!r}: give an IPv{want} address") from None
+        return v
+
+    @model_validator(mode="after")
+    def _check(self) -> "HostSpec":
+        if len(set(self.roles)) != len(self.roles):
+            raise ValueError(f"roles repeat: {self.roles}")
+        if self.workdir is not None and self.dialect == "posix" and not self.workdir.startswith("/"):
+            raise ValueError(f"workdir {self.workdir!r}: give an absolute path")
+        return self
+
+    def test_address(self, version: int) -> str | None:
+        """Where measurement traffic to this host goes, for IPv4 or IPv6."""
+        given = self.ipv4 if version == 4 else self.ipv6
+        if given is not None:
+            return given
+        try:
+            literal = ipaddress.ip_address(self.address)
+        except ValueError:
+            return None
+        return self.address if literal.version == version else None
+
+    def executable(self, name: str) -> str:
+        return self.tools.get(name, name)
+
+
 class TestbedSpec(_Strict):
     __test__ = False  # not a pytest class, despite the name
-    kind: Literal["loopback", "p2p", "routed"]
+    kind: Literal["loopback", "p2p", "routed", "hosts"]
     mtu: int | list[int] = Field(1500, description="one MTU for every link, or one per link (routed: 3)")
     rate: str | None = Field(None, description="egress rate limit per link end, tc units: 100mbit, 1gbit")
     shaper: Literal["tbf", "htb"] = "tbf"
     offloads: dict[str, bool] = Field(default_factory=dict, description="ethtool -K features, e.g. {tso: false}")
     ports: Ports = Field(default_factory=Ports)
+    # kind: hosts -- machines of a real lab named under the plan's hosts:
+    sender: str | None = Field(None, description="hosts: the host that runs the clients")
+    receiver: str | None = Field(None, description="hosts: the host that runs the servers")
+    routers: list[str] = Field(default_factory=list, description="hosts: routers in between (facts only; nothing runs there)")
+    clock_sync: str | None = Field(None, description="hosts: how sender and receiver clocks are synchronised, if the hosts cannot tell")
+    owd_without_clock_sync: bool = Field(False, description="hosts: collect one-way delays although no clock sync is recorded")
 
     @property
     def links(self) -> int:
-        return {"loopback": 0, "p2p": 1, "routed": 3}[self.kind]
+        return {"loopback": 0, "p2p": 1, "routed": 3, "hosts": 0}[self.kind]
 
     def link_mtus(self) -> list[int]:
         return list(self.mtu) if isinstance(self.mtu, list) else [self.mtu] * self.links
@@ -123,6 +249,17 @@ class TestbedSpec(_Strict):
                 raise ValueError(f"mtu {m}: use 1280..9000 (IPv6 needs at least 1280)")
         if isinstance(self.mtu, list) and len(self.mtu) != self.links:
             raise ValueError(f"mtu: a {self.kind} testbed has {self.links} links, got {len(self.mtu)} MTUs")
+        # Judged by value, not by presence: a plan dumped with its defaults validates again.
+        lab = ("sender", "receiver", "routers", "clock_sync", "owd_without_clock_sync")
+        if self.kind == "hosts":
+            if self.sender is None or self.receiver is None:
+                raise ValueError("hosts: name the sender and the receiver (names under the plan's hosts:)")
+            changes = [k for k in ("rate", "offloads", "mtu", "shaper") if getattr(self, k) != _DEFAULTS[k]]
+            if changes:
+                raise ValueError(f"hosts: {', '.join(changes)} would change a lab host's own settings; "
+                                 "the collector records them as host facts instead")
+        elif lab_keys := [k for k in lab if getattr(self, k) != _DEFAULTS[k]]:
+            raise ValueError(f"{', '.join(lab_keys)}: only for kind hosts")
         if self.kind == "loopback" and (self.rate or self.offloads or self.mtu != 1500):
             raise ValueError("loopback: rate, offloads and mtu would change the host's own lo; use p2p or routed")
         if self.rate is not None:
@@ -134,6 +271,9 @@ class TestbedSpec(_Strict):
         if bad:
             raise ValueError(f"offloads: unknown feature {bad[0]!r}; known: {', '.join(OFFLOADS)}")
         return self
+
+
+_DEFAULTS = {name: f.get_default(call_default_factory=True) for name, f in TestbedSpec.model_fields.items()}
 
 
 class Block(_Strict):
@@ -207,6 +347,7 @@ class Plan(_Strict):
     name: str
     title: str
     description: str = ""
+    hosts: dict[str, HostSpec] = Field(default_factory=dict, description="machines reached over SSH (testbeds of kind hosts)")
     testbeds: dict[str, TestbedSpec]
     stack_profiles: dict[str, dict[str, str]] = Field(default_factory=dict)
     blocks: list[Block]
@@ -234,6 +375,13 @@ class Plan(_Strict):
             _safe(name, "testbed name")
         return v
 
+    @field_validator("hosts")
+    @classmethod
+    def _host_names(cls, v: dict[str, HostSpec]) -> dict[str, HostSpec]:
+        for name in v:
+            _safe(name, "host name")
+        return v
+
     @field_validator("stack_profiles")
     @classmethod
     def _profiles(cls, v: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
@@ -253,9 +401,23 @@ class Plan(_Strict):
             raise ValueError("blocks: give at least one block")
         if len(set(names)) != len(names):
             raise ValueError(f"blocks: names repeat: {names}")
+        for name, bed in self.testbeds.items():
+            if bed.kind == "hosts":
+                self._check_hosts(name, bed)
+        used = {h for bed in self.testbeds.values() for h in (bed.sender, bed.receiver, *bed.routers) if h}
+        unused = [h for h in self.hosts if h not in used]
+        if unused:
+            raise ValueError(f"hosts: {', '.join(unused)} is in no testbed (name it as a sender, receiver or router of a kind: hosts testbed)")
         for b in self.blocks:
             self._check_block_refs(b)
         return self
+
+    def _check_hosts(self, name: str, bed: TestbedSpec) -> None:
+        for role, host in [("sender", bed.sender), ("receiver", bed.receiver)] + [("router", r) for r in bed.routers]:
+            if host not in self.hosts:
+                raise ValueError(f"testbed {name}: {role} {host!r} is not among hosts {list(self.hosts)}")
+            if role not in self.hosts[str(host)].roles:
+                raise ValueError(f"testbed {name}: host {host} is the {role} but its roles are {self.hosts[str(host)].roles}")
 
     def _check_block_refs(self, b: Block) -> None:
         # Both factors are names (their levels were checked to be str by the block).
@@ -271,6 +433,18 @@ class Plan(_Strict):
             if s not in self.stack_profiles:
                 raise ValueError(f"block {b.name}: stack {s!r} is not among stack_profiles {list(self.stack_profiles)}")
         kinds = {self.testbeds[t].kind for t in topologies}
+        if "hosts" in kinds:
+            touching = [s for s in stacks if self.stack_profiles[s]]
+            if touching or "mtu_bytes" in b.factors:
+                raise ValueError(f"block {b.name}: a stack profile or MTU would change a lab host's own settings; "
+                                 "the collector records them as host facts (vary them with a topology factor over testbeds instead)")
+            for t in topologies:
+                bed = self.testbeds[t]
+                receiver = self.hosts[str(bed.receiver)]
+                for version in [int(v) for v in b.factors.get("ip_version", [4])]:
+                    if receiver.test_address(version) is None:
+                        raise ValueError(f"block {b.name}: testbed {t} needs an IPv{version} address for {bed.receiver}: "
+                                         f"set hosts.{bed.receiver}.ipv{version}")
         if "loopback" in kinds:
             touching = [s for s in stacks if self.stack_profiles[s]]
             if touching or "mtu_bytes" in b.factors:
@@ -333,10 +507,22 @@ def schedule(plan: Plan) -> list[Run]:
 OVERHEAD_S = {"netperf": 0.3, "iperf3": 0.5, "iperf2": 0.3, "ditg": 1.2}
 
 
+# Over SSH each run also starts its wrapper and copies its output back (a few
+# round trips; measured on the namespace lab of a loaded 2-core host), and each
+# testbed connects, checks tools and gathers facts first.
+SSH_OVERHEAD_S = {"netperf": 0.8, "iperf3": 0.8, "iperf2": 0.8, "ditg": 2.0}
+SSH_BRING_UP_S = 5
+
+
 def expected_seconds(plan: Plan, runs: list[Run]) -> float:
-    per_run = sum(plan.duration_of(r) + OVERHEAD_S[r.tool] + plan.pause_s for r in runs)
+    def overhead(r: Run) -> float:
+        remote = plan.testbeds[plan.testbed_of(r.levels)].kind == "hosts"
+        return OVERHEAD_S[r.tool] + (SSH_OVERHEAD_S[r.tool] if remote else 0)
+
+    per_run = sum(plan.duration_of(r) + overhead(r) + plan.pause_s for r in runs)
     warmups = len({(b.tool) for b in plan.blocks}) * len(plan.testbeds) * (plan.warmup_s + 1) if plan.warmup_s else 0
-    return per_run + warmups + 3 * len(plan.testbeds)
+    bring_up = sum(SSH_BRING_UP_S if t.kind == "hosts" else 3 for t in plan.testbeds.values())
+    return per_run + warmups + bring_up
 
 
 def payload_bytes(levels: dict[str, Any]) -> int | None:

@@ -13,8 +13,8 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePath
+from typing import Any, Callable
 
 from analysis.collect.plan import Ports, ToolOptions, payload_bytes
 from analysis.collect.testbed import in_ns
@@ -31,6 +31,7 @@ class Step:
     label: str = ""
     log: str | None = None
     merge_stderr: bool = True  # ITGDec: no, its stderr is a progress spinner (one char per packets)
+    where: str = "sender"  # the host that runs it (lab hosts; a namespace testbed runs ITGDec on this host)
 
 
 @dataclass
@@ -41,6 +42,10 @@ class StepResult:
     stderr: bytes  # empty when merged into output
     started: float
     ended: float
+    command: str | None = None  # a lab host's step: the command line exactly as its shell received it
+    host: str | None = None  # ... that host's name
+    sha256: str | None = None  # ... the output's SHA-256 as the host computed it (the copy matched it)
+    cpu_pct: float | None = None  # ... that host's CPU utilisation over the step (/proc/stat), when it has one
 
 
 def _netperf(levels: dict[str, Any], target: str, ports: Ports, duration: float, opts: ToolOptions) -> list[str]:
@@ -108,34 +113,44 @@ def _secs(duration: float) -> str:
 BUILDERS = {"netperf": _netperf, "iperf3": _iperf3, "iperf2": _iperf2}
 
 
+def ditg_logs(scratch: PurePath, tag: str, recv_scratch: PurePath | None = None) -> tuple[str, str]:
+    """The D-ITG sender log (on the sender) and receiver log (where ITGRecv writes it)."""
+    return str(scratch / f"{tag}.send.log"), str((recv_scratch or scratch) / f"{tag}.recv.log")
+
+
 def client_steps(levels: dict[str, Any], target: str, ns: str | None, ports: Ports, duration: float,
-                 opts: ToolOptions, scratch: Path, tag: str, timeout_s: float) -> list[Step]:
-    """The commands of one run, in the sender's namespace. D-ITG's
-    measurement is ITGDec's summary of the receiver log (one-way: delay,
-    jitter, loss, bitrate); in round-trip mode the run's file is the summary
-    of the sender log (round-trip delay) and the receiver log's summary is
-    kept next to it."""
+                 opts: ToolOptions, scratch: PurePath, tag: str, timeout_s: float,
+                 recv_scratch: PurePath | None = None, owd: bool = True) -> list[Step]:
+    """The commands of one run, in the sender's namespace (or on the sending
+    host). D-ITG's measurement is ITGDec's summary of the receiver log
+    (one-way: delay, jitter, loss, bitrate); in round-trip mode the run's
+    file is the summary of the sender log (round-trip delay) and the receiver
+    log's summary is kept next to it -- as a measurement when one-way delay
+    is valid (``owd``: the clocks are synchronised), else as a side log.
+    ``recv_scratch``: the receiving host's folder, when it is another
+    machine."""
     tool = levels["tool"]
     bound = duration + timeout_s
+
     if tool in BUILDERS:
         return [Step(in_ns(ns, BUILDERS[tool](levels, target, ports, duration, opts)), bound, "", tool)]
-    send_log, recv_log = str(scratch / f"{tag}.send.log"), str(scratch / f"{tag}.recv.log")
+    send_log, recv_log = ditg_logs(scratch, tag, recv_scratch)
     steps = [Step(in_ns(ns, ditg_send(levels, target, ports, duration, opts, send_log, recv_log)), bound, None, "ITGSend")]
     if levels["mode"] == "rttm":
         steps.append(Step(["ITGDec", send_log], timeout_s, "", "ITGDec", "sender", False))
-        return steps + [Step(["ITGDec", recv_log], timeout_s, ".recv", "ITGDec", "receiver", False)]
-    return steps + [Step(["ITGDec", recv_log], timeout_s, "", "ITGDec", "receiver", False)]
+        return steps + [Step(["ITGDec", recv_log], timeout_s, ".recv" if owd else None, "ITGDec", "receiver", False, "receiver")]
+    return steps + [Step(["ITGDec", recv_log], timeout_s, "", "ITGDec", "receiver", False, "receiver")]
 
 
-def server_commands(tool: str, ports: Ports) -> list[list[str]]:
+def server_commands(tool: str, ports: Ports, exe: Callable[[str], str] = str) -> list[list[str]]:
     """Servers for ``tool``: dual-stack where the tool allows, else one per need."""
     if tool == "netperf":
-        return [["netserver", "-D", "-p", str(ports.netperf)]]
+        return [[exe("netserver"), "-D", "-p", str(ports.netperf)]]
     if tool == "iperf3":
-        return [["iperf3", "-s", "-p", str(ports.iperf3)]]
+        return [[exe("iperf3"), "-s", "-p", str(ports.iperf3)]]
     if tool == "iperf2":
-        return [["iperf", "-s", "-V", "-p", str(ports.iperf2)], ["iperf", "-s", "-u", "-V", "-p", str(ports.iperf2)]]
-    return [["ITGRecv", "-Sp", str(ports.ditg)]]
+        return [[exe("iperf"), "-s", "-V", "-p", str(ports.iperf2)], [exe("iperf"), "-s", "-u", "-V", "-p", str(ports.iperf2)]]
+    return [[exe("ITGRecv"), "-Sp", str(ports.ditg)]]
 
 
 def run_step(step: Step, cwd: Path | None = None) -> StepResult:

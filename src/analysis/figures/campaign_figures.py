@@ -73,7 +73,7 @@ def _block_figures(data: pd.DataFrame, metric: str, size: str | None, others: li
             fig = F.difference_by_size(data, metric, "ip_version", 4, 6, size, by=by, **prov)
             drawn.append(_save(fig, out, tool, metric, f"ipv4_minus_ipv6_by_{size}"))
     elif others:
-        hue = others[1] if len(others) > 1 else others[0]
+        hue = others[1] if len(others) > 1 else None  # one varying factor: bars without a hue
         drawn.append(_save(F.grouped_bars(data, metric, others[0], hue, **prov), out, tool, metric, f"bars_by_{others[0]}"))
     x = size or (others[0] if others else None)
     if x:

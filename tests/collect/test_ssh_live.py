@@ -1,0 +1,272 @@
+"""Live SSH collector tests: real sshd in each namespace of a p2p testbed
+(tests/collect/sshlab.py), the collector reaching both hosts only over SSH.
+
+A small plan end to end (facts, OS factors, checksums, D-ITG logs, strict
+ingest); interrupted by SIGINT, SIGTERM and by the receiving host's sshd
+being killed, with nothing left running on either host and --resume
+completing; and the errors a lab user meets first (a missing tool, a refused
+key, an unknown host key, one-way delay without synchronised clocks), each
+one clear error naming the host. Needs root, ip netns, openssh-server and
+netcat-openbsd; skipped with the reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+import sshlab
+from analysis.cli import app
+from analysis.collect.campaign import Collector
+from analysis.collect.plan import Plan, PlanError
+from analysis.collect.ssh import HostError
+from analysis.collect.testbed import netns_available
+from analysis.ingest.ingest import ingest_campaign
+from analysis.ingest.manifest import load_manifest
+
+TOOLS = ("netperf", "netserver", "iperf3", "ITGSend", "ITGRecv", "ITGDec")
+WHY_NOT = netns_available() or sshlab.why_not() or next((f"{t} is not installed" for t in TOOLS if shutil.which(t) is None), None)
+pytestmark = [pytest.mark.netns, pytest.mark.skipif(WHY_NOT is not None, reason=f"live SSH tests: {WHY_NOT}")]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    lab = sshlab.start_lab(tmp_path_factory.mktemp("sshlab"))
+    yield lab
+    lab.stop()
+
+
+def lab_plan(lab, blocks, hosts=None, testbed=None, **extra) -> Plan:
+    raw = {
+        "name": "ssh-live", "title": "two hosts over SSH", "seed": 5, "runs_per_cell": 1, "duration_s": 1,
+        "pause_s": 0, "timeout_s": 10,
+        "hosts": hosts or {"alice": lab.host_spec("alice"), "bob": lab.host_spec("bob")},
+        "testbeds": {"lab": {"kind": "hosts", "sender": "alice", "receiver": "bob",
+                             "clock_sync": "one kernel clock: both hosts are namespaces of the same machine"} | (testbed or {})},
+        "blocks": blocks,
+    }
+    return Plan.model_validate(raw | extra)
+
+
+def assert_nothing_left(lab):
+    for name in lab.hosts:
+        assert lab.others(name) == [], f"left running on {name}"
+
+
+# --- end to end -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def campaign(lab):
+    work = {name: lab.dir / f"{name}'s $(touch PWNED) `work` dir" for name in lab.hosts}
+    for folder in work.values():
+        folder.mkdir()
+    hosts = {name: lab.host_spec(name, workdir=str(work[name])) for name in lab.hosts}
+    plan = lab_plan(lab, [
+        {"name": "netperf", "tool": "netperf", "factors": {"ip_version": [4, 6], "packet_size_bytes": [512]}},
+        {"name": "iperf3", "tool": "iperf3", "factors": {"transport": ["UDP"]}},
+        {"name": "ditg", "tool": "ditg", "factors": {"mode": ["rttm"]}},  # both logs: sender's on alice, receiver's on bob
+    ], hosts=hosts)
+    out = lab.dir / "campaign"
+    started = time.monotonic()
+    progress = Collector(plan, out).run()
+    return out, progress, work, time.monotonic() - started
+
+
+def test_campaign_over_ssh_completes_and_leaves_nothing_on_either_host(lab, campaign):
+    out, progress, work, seconds = campaign
+    assert progress["complete"] and progress["runs_done"] == 4 and progress["runs_failed"] == 0, \
+        yaml.safe_load((out / "manifest.yaml").read_text())["files"]["table"]
+    assert_nothing_left(lab)
+    for folder in work.values():
+        assert list(folder.iterdir()) == []  # scratch folders removed, outputs deleted after their copy
+    assert not list(lab.dir.rglob("PWNED")) and not Path("PWNED").exists()
+    assert seconds < 60
+
+
+def test_manifest_carries_each_hosts_facts_and_os_factors(campaign):
+    out, _, _, _ = campaign
+    manifest = load_manifest(out)
+    constants = manifest.files.constants
+    assert constants["os"] == constants["receiver_os"] and constants["os"]
+    assert constants["os_version"] and constants["receiver_os_version"]
+    lab_facts = manifest.campaign.extra["testbeds"]["lab"]
+    assert set(lab_facts["hosts"]) == {"alice", "bob"}
+    for name, facts in lab_facts["hosts"].items():
+        assert facts["kernel"] == os.uname().release and facts["cpu_count"] == os.cpu_count()
+        assert facts["mtu"] == 1500 and facts["nic_driver"] == "veth" and facts["interface"].startswith("nr-")
+        assert facts["congestion_control"] and facts["sysctls"]["net.ipv4.tcp_rmem"]
+        assert facts["offloads"]["tcp-segmentation-offload"] in ("on", "off")
+        assert facts["ssh"]["address"].startswith("198.18.0.")
+        assert abs(facts["clock"]["offset_s"]) <= facts["clock"]["uncertainty_s"] + 0.05  # one kernel clock
+    assert set(lab_facts["hosts"]["alice"]["tool_versions"]) >= {"netperf", "iperf3", "ditg"}
+    assert lab_facts["clock"]["sync"]["recorded_by"] == "the plan (clock_sync)"
+    assert any(h.startswith("alice (root@198.18.0.1:22, sender)") for h in manifest.campaign.hosts)
+    assert manifest.campaign.tool_versions["netperf"] == "2.7.0" or manifest.campaign.tool_versions["netperf"]
+
+
+def test_every_output_came_back_verified_with_its_remote_command_line(campaign):
+    out, _, work, _ = campaign
+    table = load_manifest(out).files.table
+    assert len(table) == 5  # four runs, the rttm run with its receiver-log summary too
+    for e in table:
+        data = (out / e.path).read_bytes()
+        assert e.meta["status"] == "ok" and e.meta["exit_status"] == 0
+        if not e.path.endswith(".recv.txt"):
+            assert e.meta["output_sha256"] == hashlib.sha256(data).hexdigest()
+        hosts = e.meta["command_hosts"].split()
+        assert len(hosts) == len(e.meta["commands"].splitlines())
+        assert hosts[0] == "alice"
+    v6 = next(e for e in table if e.levels.get("ip_version") == 6)
+    assert v6.meta["commands"].startswith("netperf -6 -H 2001:2:0:0::2 ")
+    rttm = next(e for e in table if e.levels.get("mode") == "rttm" and e.levels.get("log") == "sender")
+    # the sender log lives in alice's hostile scratch folder: quoted, not interpreted
+    assert "'\"'\"'s $(touch PWNED) `work` dir/netrepro." in rttm.meta["commands"]
+    assert rttm.meta["command_hosts"] == "alice alice bob"
+    for side, digest in (x.split("=") for x in rttm.meta["ditg_logs_sha256"].split()):
+        log = out / "collect" / "ditg-logs" / f"{rttm.path}.{side}.log"
+        assert hashlib.sha256(log.read_bytes()).hexdigest() == digest
+    assert sorted(p.name for p in (out / "collect" / "servers").iterdir()) == ["bob.ditg.0.log", "bob.iperf3.0.log", "bob.netperf.0.log"]
+
+
+def test_campaign_over_ssh_ingests_strictly(campaign):
+    out, _, _, _ = campaign
+    result = ingest_campaign(out, strict=True)
+    assert result.counts["rejected"] == 0 and result.counts["failed"] == 0, result.rejected.to_dict("records")
+    runs = result.runs
+    assert set(runs["tool"]) == {"netperf", "iperf3", "ditg"}
+    assert runs["os"].nunique() == 1 and runs["os"].notna().all()
+    assert (runs.loc[runs["tool"] == "netperf", "throughput_mbps"] > 0).all()
+    ditg = runs[runs["tool"] == "ditg"]
+    assert ditg.loc[ditg["log"] == "receiver", "owd_ms"].notna().all()  # the plan records a clock sync
+    assert ditg.loc[ditg["log"] == "sender", "rtt_ms"].notna().all()
+
+
+# --- interruptions --------------------------------------------------------------------
+INTERRUPT_BLOCKS = [{"name": "np", "tool": "netperf", "factors": {"packet_size_bytes": [256, 1024, 1408]}}]
+
+
+def _start_cli(lab, tmp_path):
+    plan = lab_plan(lab, INTERRUPT_BLOCKS)
+    plan_file = tmp_path / "plan.yaml"
+    plan_file.write_text(yaml.safe_dump(plan.model_dump(mode="json")))
+    out = tmp_path / "interrupted"
+    proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "collect", str(plan_file), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        manifest = out / "manifest.yaml"
+        if manifest.is_file() and yaml.safe_load(manifest.read_text())["campaign"]["extra"]["progress"]["runs_done"] >= 1:
+            break
+        time.sleep(0.1)
+    return plan, out, proc
+
+
+def _resume(plan, out):
+    before = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
+    assert 1 <= len(before) < 3
+    progress = Collector(plan, out, resume=True).run()
+    assert progress["complete"] and progress["runs_done"] == 3 and progress["runs_failed"] == 0
+    after = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
+    assert {p: after[p] for p in before} == before  # complete runs were skipped, not redone
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_stops_every_remote_process_and_resume_completes(lab, tmp_path, sig):
+    plan, out, proc = _start_cli(lab, tmp_path)
+    proc.send_signal(sig)
+    output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, output.decode()
+    assert b"continue with --resume" in output
+    assert_nothing_left(lab)
+    _resume(plan, out)
+    assert_nothing_left(lab)
+
+
+def test_dropped_connection_leaves_nothing_and_names_the_host(lab, tmp_path):
+    plan, out, proc = _start_cli(lab, tmp_path)
+    try:
+        lab.kill_sshd("bob")  # every SSH connection to the receiver drops
+        output, _ = proc.communicate(timeout=60)
+    finally:
+        if lab.hosts["bob"].sshd is None:
+            lab.start_sshd("bob")
+    text = output.decode()
+    assert proc.returncode == 2, text
+    error = [line for line in text.splitlines() if line.startswith("error: ")]
+    assert len(error) == 1 and error[0].startswith("error: host bob (root@198.18.0.2:22): "), text
+    assert "continue with --resume" in error[0]
+    assert_nothing_left(lab)  # the servers on bob ended with their SSH channel
+    stale = list((lab.dir / "bob-work").iterdir())
+    assert len(stale) == 1  # bob was unreachable: its scratch folder had to stay
+    _resume(plan, out)
+    assert_nothing_left(lab)
+    assert list((lab.dir / "bob-work").iterdir()) == []  # ... and the resumed session removed it
+
+
+def test_collector_killed_outright_leaves_no_session_and_nothing_on_the_hosts(lab, tmp_path):
+    """SIGKILL gives the collector no chance to clean up: its ssh children
+    die with it (PR_SET_PDEATHSIG), their channels close, and the wrappers
+    on the hosts end their own process groups."""
+    started = time.time()
+    _, _, proc = _start_cli(lab, tmp_path)
+    proc.kill()
+    proc.communicate(timeout=30)
+    time.sleep(0.5)
+    assert_nothing_left(lab)
+    ours = [line for line in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+            if line.startswith("ssh ") and str(lab.key) in line]
+    assert ours == []
+    for folder in Path("/tmp").glob("nr-ssh-*"):  # the killed collector's control folder (sockets gone with the masters)
+        if folder.stat().st_mtime >= started and {p.name for p in folder.iterdir()} <= {"alice.master.log", "bob.master.log"}:
+            shutil.rmtree(folder)
+
+
+# --- the first errors a lab user meets ---------------------------------------------------
+def test_missing_tool_is_one_error_naming_the_host(lab, tmp_path):
+    plan = lab_plan(lab, [{"name": "np", "tool": "netperf"}],
+                    hosts={"alice": lab.host_spec("alice"), "bob": lab.host_spec("bob", tools={"netserver": "/opt/no such/netserver"})})
+    plan_file = tmp_path / "plan.yaml"
+    plan_file.write_text(yaml.safe_dump(plan.model_dump(mode="json")))
+    result = CliRunner().invoke(app, ["collect", str(plan_file), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    error = [line for line in result.output.splitlines() if line.startswith("error: ")]
+    assert len(error) == 1 and error[0].startswith("error: host bob (root@198.18.0.2:22): /opt/no such/netserver not found")
+    assert "hosts.bob.tools" in error[0]
+    assert_nothing_left(lab)
+
+
+def test_refused_key_is_one_error_naming_the_host(lab, tmp_path):
+    stranger = tmp_path / "stranger_key"
+    sshlab.keygen(stranger, "not authorised")
+    plan = lab_plan(lab, [{"name": "np", "tool": "netperf"}],
+                    hosts={"alice": lab.host_spec("alice", identity_file=str(stranger)), "bob": lab.host_spec("bob")})
+    with pytest.raises(HostError, match=r"^host alice \(root@198\.18\.0\.1:22\): the host refused the key"):
+        Collector(plan, tmp_path / "out").run()
+    assert_nothing_left(lab)
+
+
+def test_unknown_host_key_is_refused_under_the_strict_default(lab, tmp_path):
+    empty = tmp_path / "known_hosts"
+    empty.write_text("")
+    plan = lab_plan(lab, [{"name": "np", "tool": "netperf"}],
+                    hosts={"alice": lab.host_spec("alice"), "bob": lab.host_spec("bob", known_hosts_file=str(empty))})
+    with pytest.raises(HostError, match=r"^host bob \(root@198\.18\.0\.2:22\): its host key is not in known_hosts"):
+        Collector(plan, tmp_path / "out").run()
+    assert empty.read_text() == ""  # strict: nothing was added
+
+
+def test_one_way_delay_is_refused_without_a_recorded_clock_sync(lab, tmp_path):
+    plan = lab_plan(lab, [{"name": "itg", "tool": "ditg", "factors": {"mode": ["owdm"]}}])
+    unsynced = Plan.model_validate(plan.model_dump() | {"testbeds": {"lab": {"kind": "hosts", "sender": "alice", "receiver": "bob"}}})
+    with pytest.raises(PlanError, match="one-way delay .* needs synchronised clocks on alice and bob"):
+        Collector(unsynced, tmp_path / "out").run()
+    assert_nothing_left(lab)
