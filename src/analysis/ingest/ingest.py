@@ -106,6 +106,8 @@ def _digest(path: Path) -> str:
 
 def _combine(campaign_dir: Path, digests: Iterable[tuple[str, str]]) -> str:
     h = hashlib.sha256(f"netrepro {__version__}\n".encode())
+    # the columns of the tables: a new canonical field makes stored tables stale too
+    h.update(("\t".join(RUN_DTYPES) + "\n" + "\t".join(INTERVAL_DTYPES) + "\n").encode())
     h.update((campaign_dir / MANIFEST_NAME).read_bytes())
     for rel, digest in digests:
         h.update(f"{rel}\t{digest}\n".encode())
@@ -113,8 +115,8 @@ def _combine(campaign_dir: Path, digests: Iterable[tuple[str, str]]) -> str:
 
 
 def fingerprint(campaign_dir: str | Path) -> str:
-    """A hash of the manifest, every raw file's content and the netrepro
-    version: the processed tables are stale exactly when it changes."""
+    """A hash of the manifest, every raw file's content, the netrepro version
+    and the tables' columns: the processed tables are stale exactly when it changes."""
     campaign_dir = Path(campaign_dir)
     return _combine(campaign_dir, ((rel, _digest(campaign_dir / rel)) for rel in discover(campaign_dir)))
 
