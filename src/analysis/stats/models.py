@@ -22,7 +22,12 @@ def blocked_difference(y, group_is_a, block) -> dict:
     frame = pd.DataFrame({"y": np.asarray(y, float),
                           "grp": np.where(np.asarray(group_is_a, bool), "a", "b"),
                           "blk": np.asarray(block).astype(str)})
+    # a block that holds only one group says nothing about the difference and makes the design singular
+    both = frame.groupby("blk")["grp"].transform("nunique") == 2
+    frame = frame[both]
     counts = frame.groupby("grp").size()
+    if len(counts) < 2 or counts.min() < 2:
+        raise ValueError("no block holds at least 2 values of both groups")
     fit = smf.ols("y ~ C(grp, Treatment('b')) + C(blk)", frame).fit(cov_type="HC3", use_t=True)
     name = "C(grp, Treatment('b'))[T.a]"
     lo, hi = fit.conf_int().loc[name]

@@ -87,7 +87,10 @@ def pooled(hyp: Hypothesis, data: pd.DataFrame) -> dict:
     counts = data["_group"].value_counts()
     if len(counts) < 2 or counts.min() < 2:
         return untestable(f"fewer than 2 successful runs in a compared group ({dict(counts)})")
-    fit = st.blocked_difference(data[hyp.metric], data["_group"] == a_label, data[hyp.per].map(canon))
+    try:
+        fit = st.blocked_difference(data[hyp.metric], data["_group"] == a_label, data[hyp.per].map(canon))
+    except ValueError as err:
+        return untestable(f"pooled over {hyp.per}: {err}")
     base = fit.pop("base_mean")
     return {**fit, "test": f"OLS {hyp.metric} ~ group + {hyp.per} (HC3)", "df_num": np.nan,
             "estimate_pct": 100 * fit["diff"] / base, "estimate_ci_low": 100 * fit["diff_ci_low"] / base,
