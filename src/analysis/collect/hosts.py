@@ -23,7 +23,7 @@ from analysis.collect.hostfacts import CpuSample, cpu_percent
 from analysis.collect.plan import EXECUTABLES, HostSpec, Ports, TestbedSpec
 from analysis.collect.runners import Step, StepResult, server_commands
 from analysis.collect.ssh import HostError, HostLost, Remote, SshHost, exit_status, pump
-from analysis.collect.testbed import TestbedError
+from analysis.collect.testbed import BuiltOnEnter, TestbedError
 
 SAME_HOST_CLOCK = "one host: sender and receiver share its clock"
 
@@ -33,7 +33,7 @@ def needed_executables(tools: set[str], side: str) -> list[str]:
 
 
 @dataclass
-class HostsTestbed:
+class HostsTestbed(BuiltOnEnter):
     """A ``kind: hosts`` testbed; a context manager like :class:`~analysis.collect.testbed.Testbed`."""
 
     __test__ = False
@@ -69,17 +69,6 @@ class HostsTestbed:
         return bool(self.clock.get("sync")) or self.spec.owd_without_clock_sync
 
     # --- life cycle -----------------------------------------------------------------
-    def __enter__(self) -> "HostsTestbed":
-        try:
-            self.build()
-        except BaseException:
-            self.teardown()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.teardown()
-
     def build(self) -> None:
         self.ctl_dir = Path(tempfile.mkdtemp(prefix="nr-ssh-"))
         sides = {str(self.spec.sender): "sender", str(self.spec.receiver): "receiver"}

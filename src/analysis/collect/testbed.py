@@ -95,8 +95,29 @@ def _v6(link: int, host: int) -> str:
     return f"2001:2:0:{link}::{host}"
 
 
+class BuiltOnEnter:
+    """A context manager that builds on entry and always tears down, also when building fails."""
+
+    def build(self) -> None:
+        raise NotImplementedError
+
+    def teardown(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        try:
+            self.build()
+        except BaseException:
+            self.teardown()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.teardown()
+
+
 @dataclass
-class Testbed:
+class Testbed(BuiltOnEnter):
     """A built testbed; use as a context manager so teardown always runs."""
 
     __test__ = False  # not a pytest class, despite the name
@@ -142,17 +163,6 @@ class Testbed:
         return _v4(last, 2) if ip_version == 4 else _v6(last, 2)
 
     # --- life cycle -------------------------------------------------------
-    def __enter__(self) -> "Testbed":
-        try:
-            self.build()
-        except BaseException:
-            self.teardown()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.teardown()
-
     def build(self) -> None:
         if self.spec.kind == "loopback":
             return
