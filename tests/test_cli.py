@@ -128,3 +128,35 @@ def test_every_readme_command_succeeds_as_written(command, monkeypatch):
 
 def test_readme_quick_start_has_the_commands():
     assert len(_readme_commands(("netrepro parse",))) >= 3
+
+
+def _campaign_of_garbage(folder: Path, good: Path | None = None) -> Path:
+    """A campaign whose two files are not tool outputs (plus one real output if given)."""
+    (folder / "iperf3/a").mkdir(parents=True)
+    for run in (1, 2):
+        (folder / f"iperf3/a/run{run}.txt").write_text("not a tool output\n")
+    if good is not None:
+        (folder / "iperf3/a/run3.txt").write_bytes(good.read_bytes())
+    (folder / "manifest.yaml").write_text(
+        "campaign: {title: t, synthetic: false}\n"
+        "factors:\n  tool: {type: str, levels: [iperf3]}\n  run: {type: int}\n"
+        "files:\n  templates: ['{tool}/a/run{run}.txt']\n")
+    return folder
+
+
+def test_ingest_exits_1_when_every_file_is_rejected(tmp_path):
+    campaign = _campaign_of_garbage(tmp_path / "c")
+    result = runner.invoke(app, ["ingest", str(campaign), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    assert "0 parsed" in result.stdout and "2 rejected" in result.stdout
+    assert "every file was rejected" in result.stderr
+
+
+def test_ingest_with_some_files_rejected_exits_0_unless_strict(tmp_path):
+    campaign = _campaign_of_garbage(tmp_path / "c", FIX / "iperf3/tcp_client.txt")
+    result = runner.invoke(app, ["ingest", str(campaign), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "1 parsed" in result.stdout and "rejected iperf3/a/run1.txt:1" in result.stdout
+    strict = runner.invoke(app, ["ingest", str(campaign), "--out", str(tmp_path / "out2"), "--strict"])
+    assert strict.exit_code == 1
+    assert "every file was rejected" in runner.invoke(app, ["ingest", "--help"]).stdout

@@ -118,13 +118,24 @@ def ingest(
     out: Annotated[Optional[Path], typer.Option("--out", help="where to write (default data/processed/<campaign>)")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="exit non-zero if any file is rejected or contradicts the manifest")] = False,
 ) -> None:
-    """Ingest a campaign into runs.parquet, intervals.parquet, rejected.csv and ingest.json."""
+    """Ingest a campaign into runs.parquet, intervals.parquet, rejected.csv and ingest.json.
+
+    Exit status: 0 when at least one file parsed, even if others were rejected
+    (each rejected file is named with its line and reason, and listed in
+    rejected.csv); 1 when every file was rejected (there is nothing to
+    analyse), or with --strict when any file was rejected or contradicts the
+    manifest; 2 when the campaign cannot be read (manifest, folder).
+    """
     result = ingest_campaign(campaign, strict=strict)
     target = write_outputs(result, out or processed_dir_for(campaign))
     for line in summary_lines(result):
         print(line)
     print(f"  written to {target}")
-    if strict and result.counts["rejected"]:
+    rejected, parsed = result.counts["rejected"], result.counts["parsed"]
+    if rejected and not parsed:
+        print(f"error: {campaign}: every file was rejected ({rejected}); nothing to analyse", file=sys.stderr)
+        raise typer.Exit(EXIT_SOME_FAILED)
+    if strict and rejected:
         raise typer.Exit(EXIT_SOME_FAILED)
 
 
