@@ -69,6 +69,11 @@ def read_yaml(path: str | Path, error: type[Exception]) -> Any:
     return _compose(Path(path), error)[0]
 
 
+def read_yaml_tree(path: str | Path, error: type[Exception]) -> tuple[Any, yaml.Node | None]:
+    """The parsed document and its node tree, for errors that name a line (``line_of``)."""
+    return _compose(Path(path), error)
+
+
 def line_of(node: yaml.Node | None, loc: tuple) -> int | None:
     """1-based line of the deepest node on the key path ``loc`` (None without a tree)."""
     if node is None:

@@ -246,3 +246,20 @@ def test_a_contradicted_claim_names_the_contradicting_cell():
     assert table["verdict"] == "contradicted"
     assert table["cell"] == "packet_size_bytes=2"
     assert "deciding cell packet_size_bytes=2" in table["reason"]
+
+
+@pytest.mark.parametrize("body, line, message", [
+    ("    metric: no_such_metric\n    compare: {factor: ip_version, levels: [4, 6]}\n",
+     4, "hypothesis H: key 'metric': unknown metric 'no_such_metric'"),
+    ("    metric: throughput_mbps\n    scope: {nic: e1000}\n    compare: {factor: ip_version, levels: [4, 6]}\n",
+     5, "hypothesis H: key 'scope': unknown factor 'nic'"),
+    ("    metric: throughput_mbps\n    compare: {factor: ip_version, levels: [4, 6]}\n    side: receiver\n",
+     6, "hypothesis H: key 'side': Extra inputs are not permitted"),
+])
+def test_errors_of_a_hypothesis_file_name_file_and_line(tmp_path, body, line, message):
+    """Schema errors and data errors (raised when the file meets the runs) both lead with FILE:LINE."""
+    path = tmp_path / "claims.yaml"
+    path.write_text("hypotheses:\n  - id: H\n    statement: s\n" + body + "    direction: greater\n")
+    with pytest.raises(HypothesisError) as err:
+        evaluate_hypotheses(synthetic_runs(), path)
+    assert str(err.value).startswith(f"{path}:{line}: {message}")

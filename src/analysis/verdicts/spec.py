@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Literal, Union
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+import yaml
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
 
 from analysis.errors import HypothesisError
-from analysis.yamlfiles import problems, read_yaml
+from analysis.yamlfiles import line_of, problems, read_yaml_tree
 
 Scalar = Union[int, float, str]
 Direction = Literal["greater", "less", "different", "equivalent"]
@@ -79,6 +80,15 @@ class Hypothesis(BaseModel):
     alpha: float = 0.05
     correction: Literal["holm", "bh", "bonferroni", "none"] = "holm"
     min_effect_pct: float = 5.0
+    _origin: str = PrivateAttr(default="")  # "FILE:LINE" of a hypothesis read from a file
+    _key_lines: dict = PrivateAttr(default_factory=dict)  # key -> its line in that file
+
+    def where(self, key: str | None = None) -> str:
+        """"FILE:LINE" of the claim (of ``key`` in it when known); empty when it came from code."""
+        if not self._origin:
+            return ""
+        line = self._key_lines.get(key)
+        return f"{self._origin.rsplit(':', 1)[0]}:{line}" if line else self._origin
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -97,32 +107,49 @@ class Hypothesis(BaseModel):
 
 
 def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None,
-                     origin: str = "<hypotheses>") -> list[Hypothesis]:
-    """Validate raw dicts (with file-level defaults) into Hypothesis objects."""
+                     origin: str = "<hypotheses>", nodes: list | None = None) -> list[Hypothesis]:
+    """Validate raw dicts (with file-level defaults) into Hypothesis objects.
+    ``nodes`` (the YAML nodes of the specs) lets errors name the line."""
     out, seen = [], set()
     for i, raw in enumerate(specs):
+        node = nodes[i] if nodes is not None and i < len(nodes) else None
+        where = f"{origin}:{node.start_mark.line + 1}" if node is not None else origin
         if not isinstance(raw, Mapping):
-            raise HypothesisError(f"{origin}: hypothesis #{i + 1}: expected a mapping, got {type(raw).__name__}")
+            raise HypothesisError(f"{where}: hypothesis #{i + 1}: expected a mapping, got {type(raw).__name__}")
         hid = str(raw.get("id", f"#{i + 1}"))
         try:
             hyp = Hypothesis(**{**(defaults or {}), **raw})
         except ValidationError as err:
-            raise HypothesisError(f"{origin}: hypothesis {hid}: {problems(err)}") from None
+            loc = err.errors()[0]["loc"]
+            line = line_of(node, tuple(loc)) if node is not None and loc and loc[0] in raw else None
+            at = f"{origin}:{line}" if line else where
+            raise HypothesisError(f"{at}: hypothesis {hid}: {problems(err)}") from None
         if hyp.id in seen:
-            raise HypothesisError(f"{origin}: hypothesis {hyp.id}: duplicate id")
+            raise HypothesisError(f"{where}: hypothesis {hyp.id}: duplicate id")
         seen.add(hyp.id)
+        if node is not None:
+            hyp._origin = where
+            hyp._key_lines = {k.value: k.start_mark.line + 1 for k, _ in getattr(node, "value", [])
+                              if isinstance(k, yaml.ScalarNode)}
         out.append(hyp)
     return out
 
 
 def load_hypotheses(path: str | Path) -> list[Hypothesis]:
-    """Read a YAML file: ``hypotheses: [...]`` (+ optional ``defaults``) or a list."""
-    doc = read_yaml(path, HypothesisError)
+    """Read a YAML file: ``hypotheses: [...]`` (+ optional ``defaults``) or a list.
+    Every error, and every later error about the data, names FILE:LINE."""
+    doc, tree = read_yaml_tree(path, HypothesisError)
     if isinstance(doc, list):
-        return parse_hypotheses(doc, origin=str(path))
+        return parse_hypotheses(doc, origin=str(path), nodes=_items(tree))
     if not isinstance(doc, Mapping) or not isinstance(doc.get("hypotheses"), list):
         raise HypothesisError(f"{path}: expected a list or a mapping with a 'hypotheses' list")
-    return parse_hypotheses(doc["hypotheses"], doc.get("defaults"), origin=str(path))
+    listed = next((v for k, v in tree.value if k.value == "hypotheses"), None) \
+        if isinstance(tree, yaml.MappingNode) else None
+    return parse_hypotheses(doc["hypotheses"], doc.get("defaults"), origin=str(path), nodes=_items(listed))
+
+
+def _items(node) -> list | None:
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else None
 
 
 def as_hypotheses(path_or_specs) -> list[Hypothesis]:
@@ -137,22 +164,23 @@ def as_hypotheses(path_or_specs) -> list[Hypothesis]:
 
 def check_against(hyp: Hypothesis, runs: pd.DataFrame) -> None:
     """Raise HypothesisError when the claim names a column or level the data lacks."""
-    def fail(msg):
-        raise HypothesisError(f"hypothesis {hyp.id}: {msg}")
+    def fail(key, msg):
+        where = hyp.where(key)
+        raise HypothesisError(f"{where + ': ' if where else ''}hypothesis {hyp.id}: key '{key}': {msg}")
 
     if hyp.metric not in runs.columns:
-        fail(f"key 'metric': unknown metric {hyp.metric!r}")
+        fail("metric", f"unknown metric {hyp.metric!r}")
     if not pd.api.types.is_numeric_dtype(runs[hyp.metric]):
-        fail(f"key 'metric': column {hyp.metric!r} is not numeric")
+        fail("metric", f"column {hyp.metric!r} is not numeric")
     wanted = [("scope", f, v if isinstance(v, list) else [v]) for f, v in hyp.scope.items()]
     wanted.append(("compare", hyp.compare.factor, hyp.compare.all_levels()))
     for key, factor in (("per", hyp.per), ("interaction", hyp.interaction)):
         if factor and factor not in runs.columns:
-            fail(f"key '{key}': unknown factor {factor!r}")
+            fail(key, f"unknown factor {factor!r}")
     for key, factor, levels in wanted:
         if factor not in runs.columns:
-            fail(f"key '{key}': unknown factor {factor!r}")
+            fail(key, f"unknown factor {factor!r}")
         have = sorted({canon(v) for v in runs[factor].dropna()})
         for level in levels:
             if canon(level) not in have:
-                fail(f"key '{key}': level {level!r} of {factor!r} not in the data (have: {', '.join(have)})")
+                fail(key, f"level {level!r} of {factor!r} not in the data (have: {', '.join(have)})")
