@@ -451,3 +451,60 @@ def test_start_time_in_a_named_zone_is_not_stored_without_its_offset():
     (rec,) = iperf2.parse(text, "cet.txt").records
     assert rec.started_at is None
     assert any("time zone 'CET'" in w for w in rec.warnings)
+
+
+# ---------------------------------------------------------------- CSV endpoints (genuine, two namespaces)
+
+CLIENT, SERVER = "198.18.20.1", "198.18.20.2"  # rb2-a ran iperf -c, rb2-b ran iperf -s
+
+
+@pytest.mark.parametrize(("name", "sender", "receiver", "mbps"), [
+    # 2.1.8 -y C names the stream's sender first on BOTH hosts: the server's row of a
+    # forward run starts with the client's address, the client's row of a -R run with the server's
+    ("client_tcp_csv_netns.txt", CLIENT, SERVER, 10421.294114),
+    ("server_tcp_csv_netns.txt", CLIENT, SERVER, 10468.596975),
+    ("client_tcp_reverse_csv.txt", SERVER, CLIENT, 11038.800828),
+    ("server_tcp_reverse_csv.txt", SERVER, CLIENT, 11009.54873),
+    ("client_tcp_v6_csv.txt", "2001:2:0:20::1", "2001:2:0:20::2", 10729.641447),
+    ("server_tcp_v6_csv.txt", "2001:2:0:20::1", "2001:2:0:20::2", 10731.947707),
+])
+def test_tcp_csv_names_sender_and_receiver_but_not_local_and_remote(name, sender, receiver, mbps):
+    """Which host printed a TCP CSV row is not in it: local/remote stay empty
+    rather than half of them being swapped; the warning names who sent to whom."""
+    (rec,) = parse(name).records
+    assert rec.throughput_mbps == mbps  # the final row's bits/sec, exactly
+    assert (rec.local_address, rec.remote_address, rec.side) == (None, None, None)
+    assert rec.ip_version == (6 if ":" in sender else 4)
+    assert any(f"sender {sender} and receiver {receiver}" in w for w in rec.warnings)
+
+
+@pytest.mark.parametrize(("name", "side", "local", "remote", "field", "value"), [
+    ("client_udp_csv_netns.txt", "sender", CLIENT, SERVER, "offered_mbps", 20.980166),
+    ("server_udp_csv_netns.txt", "receiver", SERVER, CLIENT, "throughput_mbps", 20.980711),
+    ("client_udp_reverse_csv.txt", "receiver", CLIENT, SERVER, "throughput_mbps", 20.980327),
+    ("server_udp_reverse_csv.txt", "sender", SERVER, CLIENT, "offered_mbps", 20.974937),
+    ("client_udp_v6_csv.txt", "sender", "2001:2:0:20::1", "2001:2:0:20::2", "offered_mbps", 20.979882),
+    ("server_udp_v6_csv.txt", "receiver", "2001:2:0:20::2", "2001:2:0:20::1", "throughput_mbps", 20.98004),
+])
+def test_udp_csv_local_and_remote_follow_the_side_on_both_hosts(name, side, local, remote, field, value):
+    """A UDP final says its side (total -1 at the sender), so local/remote are known."""
+    (rec,) = parse(name).records
+    assert (rec.side, rec.local_address, rec.remote_address) == (side, local, remote)
+    assert getattr(rec, field) == value
+    if side == "receiver":
+        assert (rec.packets_sent, rec.packets_lost) == (4372.0 if "reverse" not in name else 4371.0, 0.0)
+
+
+def test_csv_dual_and_full_duplex_keep_both_directions_on_both_hosts():
+    # -d server: its connection back prints a text banner before the rows
+    for name in ("client_tcp_dual_csv.txt", "server_tcp_dual_csv.txt"):
+        recs = parse(name).records
+        assert sorted(r.flow for r in recs) == ["1", "2"], name
+    # --full-duplex: one stream id, two directions; the server's rows share the
+    # address pair and used to merge into one record
+    server = sorted(r.throughput_mbps for r in parse("server_tcp_fullduplex_csv.txt").records)
+    assert server == [7858.148898, 8232.285274]
+    client = parse("client_tcp_fullduplex_csv.txt").records
+    assert sorted(r.throughput_mbps for r in client) == [7865.818378, 8232.260579]
+    # 2.1.8 prints '::' port 0 for the receiver of the client's reverse half
+    assert any("receiver (not printed)" in w for r in client for w in r.warnings)

@@ -63,6 +63,9 @@ _ERROR = re.compile(r"^(?:(?:tcp|udp) )?(?:connect|read|write|recv|send|bind|lis
 _WARNING = re.compile(r"^WARNING: .+$")
 
 _CSV = re.compile(r"^\d{14}(?:\.\d{3})?,")
+# the text banner 2.1.8 prints even with -y C for a -d/-r server's connection back to the client
+_CSV_BANNER = re.compile(r"^(?:-{20,}|Client connecting to \S+, (?:TCP|UDP) port \d+|"
+                         r"(?:TCP window|UDP buffer) size: .+)$")
 _CSV_INTERVAL = re.compile(rf"^(?P<start>{_NUM})-(?P<end>{_NUM})$")
 
 # iperf3 prints these and iperf 2 never does; a file with any of them is not ours.
@@ -664,7 +667,15 @@ def _sum_ip_version(records: list[RunRecord]) -> None:
 
 class _CsvParser:
     """``-y C`` rows: 9 fields (TCP, or a 2.0.x UDP client's own offered load)
-    or 14 (UDP receiver statistics: jitter, lost, total, %, out-of-order)."""
+    or 14 (UDP receiver statistics: jitter, lost, total, %, out-of-order).
+
+    The address columns name the stream's *sender* first and its *receiver*
+    second, on both hosts (2.1.8, checked between two namespaces for
+    forward, -R, -d and --full-duplex runs): a server's row of a forward run
+    starts with the client's address. Which host printed a row is not in it,
+    so local/remote follow only where the side is known (UDP: the final's
+    total is -1 at the sender); a TCP record keeps them empty and names the
+    sender and receiver in a warning."""
 
     def __init__(self, lines: list[str], source: str):
         self.lines = lines
@@ -695,6 +706,8 @@ class _CsvParser:
         if _ERROR.match(line) or _WARNING.match(line):
             self.errors.append(line)
             return
+        if _CSV_BANNER.match(line):
+            return
         fields = line.split(",")
         if not _CSV.match(line) or len(fields) not in (9, 14):
             raise ParseError(self.source, lineno, f"expected an iperf 2 CSV row of 9 or 14 fields, got {line!r}")
@@ -711,12 +724,14 @@ class _CsvParser:
         if len(f) == 14:
             _csv_udp_columns(numbers[2:], row)
         flow = "SUM" if f[5] == "-1" else f[5]
-        ends = frozenset({(f[1], f[2]), (f[3], f[4])})
+        ends: tuple = ((f[1], f[2]), (f[3], f[4]))  # sender, receiver
+        if len(f) == 14 and any(k[0] == flow and k[1] == ends[::-1] and 9 in w for k, w in self.streams.items()):
+            ends = ends[::-1]  # a 2.0.x client's relayed server row, addresses reversed: its own row's stream
         key = (flow, ends, self._session(flow, ends, row, len(f)))
         self.streams.setdefault(key, {}).setdefault(len(f), []).append(row)
         self.endpoints.setdefault(key, (f[1], f[3]))
 
-    def _session(self, flow: str, ends: frozenset, row: _Row, width: int) -> int:
+    def _session(self, flow: str, ends: tuple, row: _Row, width: int) -> int:
         """Count sessions of one (id, endpoints) pair so reused ids in a long
         server log stay apart (same rule as the text parser)."""
         sessions = [k for k in self.streams if k[0] == flow and k[1] == ends]
@@ -729,15 +744,26 @@ class _CsvParser:
 
     def _record(self, key: tuple, by_width: dict[int, list[_Row]]) -> tuple[RunRecord, list[_Row], str | None]:
         flow = key[0]
-        local, remote = self.endpoints[key]
+        sender, receiver = self.endpoints[key]
         warnings: list[str] = []
-        record = RunRecord(tool=TOOL, flow=flow, local_address=local if flow != "SUM" else None,
-                           remote_address=remote if flow != "SUM" else None, warnings=warnings)
-        record.ip_version = _ip_version(local, warnings) if flow != "SUM" else None
+        record = RunRecord(tool=TOOL, flow=flow, warnings=warnings)
+        record.ip_version = _ip_version(sender, warnings) if flow != "SUM" else None
         udp_rows, own_rows = by_width.get(14, []), by_width.get(9, [])
         if udp_rows:
-            return self._udp_record(record, udp_rows, own_rows)
-        return self._tcp_record(record, own_rows)
+            out = self._udp_record(record, udp_rows, own_rows)
+        else:
+            out = self._tcp_record(record, own_rows)
+        if flow == "SUM":
+            return out
+        if record.side == "sender" or own_rows and udp_rows:  # a 2.0.x client's own row: it sent
+            record.local_address, record.remote_address = sender, _known(receiver)
+        elif record.side == "receiver":
+            record.local_address, record.remote_address = receiver, sender
+        else:
+            record.warnings.append(f"the CSV names the stream's sender {sender} and receiver "
+                                   f"{_known(receiver) or '(not printed)'}; which of them printed it is not "
+                                   "in the output, so local_address and remote_address are left empty")
+        return out
 
     def _tcp_record(self, record: RunRecord, rows: list[_Row]) -> tuple[RunRecord, list[_Row], str | None]:
         record.transport = "TCP"
@@ -754,7 +780,7 @@ class _CsvParser:
             record.side = "sender"
             record.duration_s = span_s(final.start, final.end)
             record.offered_mbps = final.mbps
-            record.warnings.append(f"stream {record.flow}: the client's CSV has no server report (total -1), so "
+            record.warnings.append(f"stream {record.flow}: the sender's CSV has no receiver report (total -1), so "
                                    "throughput, jitter and loss at the receiver are unknown (not zero); "
                                    "offered_mbps is only the sender's own rate")
             if self.errors:
@@ -775,6 +801,12 @@ class _CsvParser:
         if final.start != 0:
             raise ParseError(self.source, final.lineno, "CSV stream has no final 0.0-N row (output cut short?)")
         return final
+
+
+def _known(address: str) -> str | None:
+    """2.1.8 prints '::' for the receiver of a --full-duplex client's reverse
+    half (it does not know it): no address."""
+    return None if address in ("::", "0.0.0.0") else address
 
 
 def _csv_udp_columns(numbers: list[float], row: _Row) -> None:
