@@ -136,8 +136,16 @@ def test_sign_aggregation_ignores_restated_cells_and_never_turns_a_tie_into_a_co
     assert sign_aggregate("all", ["restated", "agrees"]) == "agrees"
     assert sign_aggregate("all", ["restated"]) == "restated"
     assert sign_aggregate("all", ["agrees", "tie"]) == "tie"
-    assert rules.tested_verdict("greater", -1.0, 0.01, 0.05) == "contradicted"
-    assert rules.tested_verdict("greater", 1.0, 0.20, 0.05) == "inconclusive"
+
+
+
+def test_a_directional_claim_is_judged_on_its_two_one_sided_p_values():
+    # p = one-sided p in the claimed direction, p_outside = one-sided p the other way
+    assert rules.tested_verdict("greater", -1.0, 0.995, 0.05, 0.005) == "contradicted"
+    assert rules.tested_verdict("greater", 1.0, 0.04, 0.05, 0.96) == "supported"  # two-sided p 0.08
+    assert rules.tested_verdict("greater", 1.0, 0.20, 0.05, 0.80) == "inconclusive"
+    with pytest.raises(ValueError, match="both one-sided p-values"):
+        rules.tested_verdict("greater", 1.0, 0.01, 0.05)  # a two-sided p alone is not enough
 
 
 def test_cross_check_finds_a_quantity_printed_twice_differently_and_a_point_outside_its_range():

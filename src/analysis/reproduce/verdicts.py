@@ -24,7 +24,7 @@ import pandas as pd
 
 from analysis.errors import ClaimsError
 from analysis.reproduce.claims import Claim
-from analysis.stats import adjust, hedges_g_from_stats, tost_from_stats, welch_from_stats
+from analysis.stats import adjust, directional_p, hedges_g_from_stats, tost_from_stats, welch_from_stats
 from analysis.verdicts.rules import aggregate, sign_aggregate, sign_verdict, tested_verdict
 from analysis.verdicts.text import claim_text
 from analysis.reproduce.lookup import (DIFF_STATS, MEAN_STATS, PCT_STATS, Record, cell_rows, evidence_row,
@@ -181,13 +181,18 @@ def _classify(claim: Claim, c: dict) -> str:
 
 # ---------------------------------------------------------------- tests
 
-def _welch(c: dict) -> dict:
-    """Welch t and Hedges' g of a − b; only the difference of the means matters."""
+def _welch(c: dict, sense: str) -> dict:
+    """Welch t and Hedges' g of a − b; only the difference of the means matters.
+    A greater/less claim is tested one-sided, as in the verdict engine
+    (``p`` its own direction, ``p_outside`` the other)."""
     mean_a = c["mean_a"] if c["diff_source"] == "printed means" else c["diff"]
     mean_b = c["mean_b"] if c["diff_source"] == "printed means" else 0.0
     res = welch_from_stats(mean_a, c["sd_a"], c["n"], mean_b, c["sd_b"], c["n"])
     g = hedges_g_from_stats(mean_a, c["sd_a"], c["n"], mean_b, c["sd_b"], c["n"])
-    return {"statistic": res.statistic, "df": res.df, "p": res.p, "hedges_g": g.estimate}
+    out = {"statistic": res.statistic, "df": res.df, "p": res.p, "hedges_g": g.estimate}
+    if sense in ("greater", "less"):
+        out["p"], out["p_outside"] = directional_p(res.statistic, res.df, sense)
+    return out
 
 
 def _tost(c: dict, margin: float) -> dict:
@@ -207,7 +212,7 @@ def _judge_cells(claim: Claim, cells: list[dict]) -> None:
     tested = [c for c in cells if c["class"] == "tested"]
     for c in tested:
         c.update(_tost(c, claim.margin) if claim.sense == "equivalent" and claim.margin is not None
-                 else _welch(c))
+                 else _welch(c, claim.sense))
     p_adj = adjust([c["p"] for c in tested], "holm")
     outside = adjust([c.get("p_outside", np.nan) for c in tested], "holm")
     for c, p, out in zip(tested, p_adj, outside):

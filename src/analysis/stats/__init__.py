@@ -7,9 +7,10 @@ every result table.
 from analysis.stats.assumptions import group_residuals, levene, qq_data, shapiro
 from analysis.stats.corrections import adjust
 from analysis.stats.factorial import factorial_anova, is_balanced, two_level_effects
-from analysis.stats.formatting import change_from_ratio, format_change, format_f, format_p
-from analysis.stats.from_summaries import (anova_from_stats, hedges_g_from_stats, tost_from_stats,
-                                          welch_from_stats)
+from analysis.stats.formatting import (change_from_ratio, format_change, format_difference, format_f,
+                                       format_p)
+from analysis.stats.from_summaries import (anova_from_stats, directional_p, hedges_g_from_stats,
+                                          tost_from_stats, welch_from_stats)
 from analysis.stats.many_groups import dunn, games_howell, kruskal_wallis, one_way, tukey_hsd
 from analysis.stats.models import blocked_difference, interaction_test
 from analysis.stats.power import (minimum_detectable_difference, n_per_group, power_for_change, power_t,
@@ -22,7 +23,7 @@ from analysis.stats.two_groups import hedges_g, mann_whitney, ratio_of_means, t_
 __all__ = [
     "AssumptionCheck", "EquivalenceTest", "Interval", "OmnibusTest", "RankTest",
     "TwoGroupTest", "adjust", "anova_from_stats", "blocked_difference", "cell_summaries",
-    "change_from_ratio", "dunn", "factorial_anova", "format_change", "format_f", "format_p",
+    "change_from_ratio", "directional_p", "dunn", "factorial_anova", "format_change", "format_difference", "format_f", "format_p",
     "games_howell", "group_residuals", "harmonic_mean", "hedges_g",
     "hedges_g_from_stats", "interaction_test", "is_balanced", "kruskal_wallis", "levene",
     "mann_whitney", "mean_ci", "minimum_detectable_difference", "median_ci", "n_per_group", "one_way",

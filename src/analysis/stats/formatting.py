@@ -31,6 +31,16 @@ def format_change(pct: float, ci_low: float, ci_high: float, p: float,
     return f"{pct:+.1f}% [{ci_low:.1f}, {ci_high:.1f}] {tail}"
 
 
+def format_difference(diff: float, ci_low: float, ci_high: float, p: float,
+                      n_a: int, n_b: int, alpha: float = 0.05) -> str:
+    """Absolute difference a − b with its CI, for when no percent change is
+    defined (a group mean of 0, or values <= 0): ``diff -0.06 [-0.17, 0.05]``."""
+    tail = f"({format_p(p)}, n={n_a}+{n_b})"
+    if _missing(p) or p >= alpha or _missing(diff):
+        return f"~ {tail}"
+    return f"diff {diff:+.4g} [{ci_low:.4g}, {ci_high:.4g}] {tail}"
+
+
 def change_from_ratio(ratio: float, low: float, high: float) -> tuple[float, float, float]:
     """Ratio a/b and its CI -> percent change of a relative to b."""
     return (100 * (ratio - 1), 100 * (low - 1), 100 * (high - 1))

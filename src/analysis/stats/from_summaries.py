@@ -48,6 +48,18 @@ def welch_from_stats(mean_a: float, sd_a: float, n_a: int,
         diff_ci_high=float(diff + half), conf=conf)
 
 
+def directional_p(statistic: float, df: float, direction: str) -> tuple[float, float]:
+    """One-sided p of the claim 'a greater than b' (or 'less') from a t statistic
+    of a − b (``df`` NaN or inf: the normal), and the one-sided p of the
+    opposite claim: a directional claim is tested in its own direction, and
+    is contradicted only by significance the other way."""
+    if direction not in ("greater", "less"):
+        raise ValueError(f"direction must be 'greater' or 'less', got {direction!r}")
+    dist = stats.t(df) if np.isfinite(df) else stats.norm
+    upper, lower = float(dist.sf(statistic)), float(dist.cdf(statistic))
+    return (upper, lower) if direction == "greater" else (lower, upper)
+
+
 def hedges_g_from_stats(mean_a: float, sd_a: float, n_a: int,
                         mean_b: float, sd_b: float, n_b: int,
                         conf: float = 0.95) -> Interval:

@@ -3,8 +3,9 @@
 The studies ran 10 or 40 runs per point without saying why; these answer
 "how many runs to detect an X% difference at the CV we observe?".
 
-Two-sided two-sample t-test, computed as R's power.t.test (strict = FALSE:
-the far tail is ignored) from scipy's noncentral t.  statsmodels'
+Two-sample t-test, two-sided by default (``sides=1`` for a directional
+claim), computed as R's power.t.test (strict = FALSE: the far tail is
+ignored; ``alternative = "one.sided"`` for sides=1) from scipy's noncentral t.  statsmodels'
 TTestIndPower returns NaN for large effects at n = 2, which planning hits.
 """
 
@@ -19,19 +20,20 @@ MAX_RUNS = 10**6
 
 
 def power_t(n: float, delta: float, sd: float = 1.0, alpha: float = 0.05,
-            ratio: float = 1.0) -> float:
-    """Power of a two-sided t-test with n in group a and ratio·n in group b."""
+            ratio: float = 1.0, sides: int = 2) -> float:
+    """Power of a t-test (two-sided, or one-sided in the effect's direction
+    with ``sides=1``) with n in group a and ratio·n in group b."""
     n_b = ratio * n
     df = n + n_b - 2
     ncp = abs(delta) / (sd * np.sqrt(1 / n + 1 / n_b))
-    return float(stats.nct.sf(stats.t.ppf(1 - alpha / 2, df), df, ncp))
+    return float(stats.nct.sf(stats.t.ppf(1 - alpha / sides, df), df, ncp))
 
 
 def n_per_group(delta: float, sd: float = 1.0, alpha: float = 0.05,
-                power: float = 0.8) -> float:
+                power: float = 0.8, sides: int = 2) -> float:
     """Fractional n per group reaching ``power`` (round up to plan runs)."""
     def gap(n):
-        return power_t(n, delta, sd, alpha) - power
+        return power_t(n, delta, sd, alpha, sides=sides) - power
     if gap(2) >= 0:
         return 2.0
     if gap(MAX_RUNS) < 0:
@@ -40,18 +42,18 @@ def n_per_group(delta: float, sd: float = 1.0, alpha: float = 0.05,
 
 
 def power_for_change(change_pct: float, cv: float, n_a: int, n_b: int,
-                     alpha: float = 0.05) -> float:
+                     alpha: float = 0.05, sides: int = 2) -> float:
     """Power to detect a relative change of change_pct % at coefficient of variation cv."""
     if not (cv > 0 and n_a >= 2 and n_b >= 2):
         return np.nan
-    return power_t(n_a, change_pct / 100, sd=cv, alpha=alpha, ratio=n_b / n_a)
+    return power_t(n_a, change_pct / 100, sd=cv, alpha=alpha, ratio=n_b / n_a, sides=sides)
 
 
 def runs_needed(change_pct: float, cv: float, alpha: float = 0.05,
-                power: float = 0.8) -> float:
+                power: float = 0.8, sides: int = 2) -> float:
     """Runs per group to detect change_pct % at coefficient of variation cv
     (>= 2; inf when more than MAX_RUNS would be needed)."""
-    n = n_per_group(change_pct / 100, sd=cv, alpha=alpha, power=power)
+    n = n_per_group(change_pct / 100, sd=cv, alpha=alpha, power=power, sides=sides)
     return math.ceil(n) if math.isfinite(n) else math.inf
 
 

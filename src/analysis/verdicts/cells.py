@@ -17,22 +17,30 @@ def untestable(reason: str) -> dict:
     return {"verdict": "untestable", "reason": reason}
 
 
-def _change_pct(a, b, diff_ci) -> tuple[float, float, float]:
-    """Percent change of a over b: ratio interval on logs, else diff / mean(b)."""
+def _change_pct(a, b) -> tuple[float, float, float]:
+    """Percent change of a over b from the ratio of geometric means (a
+    t-interval on logs). Not defined when a value is <= 0 (a loss of 0 %, a
+    group of zeros): then NaN, and the summary gives the absolute difference,
+    never a % interval that reaches below -100 %."""
     ratio = st.ratio_of_means(a, b)
-    if not np.isnan(ratio.estimate):
-        return st.change_from_ratio(ratio.estimate, ratio.ci_low, ratio.ci_high)
-    base = np.mean(b)
-    if base == 0:
+    if np.isnan(ratio.estimate):
         return np.nan, np.nan, np.nan
-    lo, hi = (100 * x / base for x in diff_ci)
-    return 100 * (np.mean(a) - base) / base, lo, hi
+    return st.change_from_ratio(ratio.estimate, ratio.ci_low, ratio.ci_high)
+
+
+def _margin(hyp: Hypothesis, b: np.ndarray) -> float:
+    """The equivalence margin in metric units (margin_pct: of the second group's mean)."""
+    return hyp.margin if hyp.margin is not None else (hyp.margin_pct or 0) / 100 * abs(b.mean())
 
 
 def two_groups(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, test: str) -> dict:
-    """Test one cell with two groups."""
+    """Test one cell with two groups. greater/less: one-sided in the claimed
+    direction (p) and in the other (p_outside, which contradicts)."""
+    if hyp.direction == "equivalent" and not _margin(hyp, b) > 0:
+        return untestable(f"margin_pct {hyp.margin_pct:g}% of a mean of {b.mean():g} is no margin; "
+                          "give an absolute 'margin' in metric units")
     welch = st.t_test(a, b)
-    pct, pct_lo, pct_hi = _change_pct(a, b, (welch.diff_ci_low, welch.diff_ci_high))
+    pct, pct_lo, pct_hi = _change_pct(a, b)
     g = st.hedges_g(a, b)
     row = {"diff": welch.diff, "diff_ci_low": welch.diff_ci_low,
            "diff_ci_high": welch.diff_ci_high, "estimate_pct": pct,
@@ -40,20 +48,32 @@ def two_groups(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, test: str) -> dict
            "effect_name": "hedges_g", "effect_size": g.estimate,
            "effect_ci_low": g.ci_low, "effect_ci_high": g.ci_high,
            "n_a": a.size, "n_b": b.size, "df_num": np.nan}
+    directional = hyp.direction in ("greater", "less")
     if hyp.direction == "equivalent":
-        margin = hyp.margin if hyp.margin is not None else (hyp.margin_pct or 0) / 100 * abs(b.mean())
+        margin = _margin(hyp, b)
         equivalence = st.tost(a, b, margin)
         row.update(test=f"{equivalence.test}, margin ±{margin:.4g}", statistic=equivalence.statistic_low,
                    df=equivalence.df, p=equivalence.p,
                    p_outside=min(1 - equivalence.p_low, 1 - equivalence.p_high))
     elif test == "mann-whitney":
-        rank = st.mann_whitney(a, b)
-        row.update(test=rank.test, statistic=rank.statistic, df=np.nan, p=rank.p)
+        if directional:
+            other = "less" if hyp.direction == "greater" else "greater"
+            rank = st.mann_whitney(a, b, alternative=hyp.direction)
+            row.update(test=f"{rank.test}, one-sided", statistic=rank.statistic, df=np.nan, p=rank.p,
+                       p_outside=st.mann_whitney(a, b, alternative=other).p)
+        else:
+            rank = st.mann_whitney(a, b)
+            row.update(test=rank.test, statistic=rank.statistic, df=np.nan, p=rank.p)
+    elif directional:
+        p, p_other = st.directional_p(welch.statistic, welch.df, hyp.direction)
+        row.update(test=f"{welch.test}, one-sided", statistic=welch.statistic, df=welch.df, p=p,
+                   p_outside=p_other)
     else:
         row.update(test=welch.test, statistic=welch.statistic, df=welch.df, p=welch.p)
+    sides = 1 if directional else 2
     cv = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) / abs(b.mean()) if b.mean() else np.nan
-    row["power"] = st.power_for_change(hyp.min_effect_pct, cv, a.size, b.size, hyp.alpha)
-    row["runs_needed"] = st.runs_needed(hyp.min_effect_pct, cv, hyp.alpha) if cv > 0 else np.nan
+    row["power"] = st.power_for_change(hyp.min_effect_pct, cv, a.size, b.size, hyp.alpha, sides=sides)
+    row["runs_needed"] = st.runs_needed(hyp.min_effect_pct, cv, hyp.alpha, sides=sides) if cv > 0 else np.nan
     return row
 
 
@@ -92,7 +112,14 @@ def pooled(hyp: Hypothesis, data: pd.DataFrame) -> dict:
     except ValueError as err:
         return untestable(f"pooled over {hyp.per}: {err}")
     base = fit.pop("base_mean")
-    return {**fit, "test": f"OLS {hyp.metric} ~ group + {hyp.per} (HC3)", "df_num": np.nan,
+    test = f"OLS {hyp.metric} ~ group + {hyp.per} (HC3)"
+    if hyp.direction in ("greater", "less"):
+        fit["p"], fit["p_outside"] = st.directional_p(fit["statistic"], fit["df"], hyp.direction)
+        test += ", one-sided"
+    if not base:
+        return {**fit, "test": test, "df_num": np.nan, "estimate_pct": np.nan, "estimate_ci_low": np.nan,
+                "estimate_ci_high": np.nan, "effect_name": "", "power": np.nan}
+    return {**fit, "test": test, "df_num": np.nan,
             "estimate_pct": 100 * fit["diff"] / base, "estimate_ci_low": 100 * fit["diff_ci_low"] / base,
             "estimate_ci_high": 100 * fit["diff_ci_high"] / base, "effect_name": "", "power": np.nan}
 

@@ -88,12 +88,12 @@ def _cell_reason(hyp: Hypothesis, row: dict, verdict: str) -> str:
                 "contradicted": "difference significantly larger than the margin"}.get(
             verdict, "not shown equivalent (CI exceeds the margin)")
     elif verdict == "inconclusive":
-        what = f"not significant (p_adj={p:.3g})"
+        what = f"not significant (p_adj={p:.3g}{', one-sided' if hyp.direction != 'different' else ''})"
     elif hyp.direction == "different":
         return f"significant (p_adj={p:.3g})"
     else:
-        what = (f"significant in the claimed direction (p_adj={p:.3g})" if verdict == "supported"
-                else f"significant in the other direction (p_adj={p:.3g})")
+        what = (f"significant in the claimed direction (one-sided p_adj={p:.3g})" if verdict == "supported"
+                else f"significant in the other direction (one-sided p_adj={row['p_outside_adj']:.3g})")
     if verdict == "inconclusive":
         return weak_reason(what, row.get("power", np.nan), hyp.min_effect_pct, row.get("runs_needed", np.nan))
     return what
@@ -111,7 +111,9 @@ def _finish_cells(hyp: Hypothesis, cells) -> pd.DataFrame:
         row.update(p_adj=p, p_outside_adj=outside)
         row["verdict"] = tested_verdict(hyp.direction, row["diff"], p, hyp.alpha, outside)
         row["reason"] = _cell_reason(hyp, row, row["verdict"])
-        row["summary"] = cell_summary(row, hyp.alpha)
+        # a contradicted cell shows the evidence against the claim: the p the other way
+        shown = {**row, "p_adj": outside} if row["verdict"] == "contradicted" else row
+        row["summary"] = cell_summary(shown, hyp.alpha)
     return pd.DataFrame(rows)
 
 
@@ -160,13 +162,27 @@ def _summarize(hyp: Hypothesis, table: pd.DataFrame, assumptions: str) -> dict:
 
 
 def _assumptions(hyp: Hypothesis, table: pd.DataFrame, checks: list, test: str) -> str:
-    """What was checked, the fallback each failed check would trigger, and the test used."""
+    """What was checked, what a failed check changed for this claim (or why
+    nothing), and the test used: never a fallback the claim did not get."""
     extra = [str(x) for x in table["assumption"].dropna()]
-    if hyp.interaction or (hyp.holds == "pooled" and hyp.per):
-        used = None
+    two = len(hyp.compare.labels()) == 2
+    if hyp.interaction:
+        used, spread, shape = None, "HC3-robust F", "F test kept: no rank test for an interaction here"
+    elif hyp.holds == "pooled" and hyp.per:
+        used, spread, shape = None, "HC3 standard errors (used anyway)", "OLS kept: no rank test for a pooled claim here"
     elif hyp.direction == "equivalent":
-        used = "TOST on Welch t (an equivalence test has no rank fallback here)"
+        used = "TOST on Welch t"
+        spread, shape = "Welch t allows it", "TOST on Welch t kept: no rank-based equivalence test here"
+    elif not two:
+        used = "Welch ANOVA (no equal-variance assumption)"
+        spread, shape = "Welch ANOVA allows it", "Welch ANOVA kept: no rank test for more than two groups here"
+    elif test == "mann-whitney":
+        used = "Mann-Whitney (no normality assumption)"
+        spread, shape = "Mann-Whitney kept (a shift in spread, not only in location, can make it significant)", "Mann-Whitney"
     else:
-        used = {"welch": "Welch t (no equal-variance assumption)",
-                "mann-whitney": "Mann-Whitney (no normality assumption)"}[test]
-    return assumptions_text(checks, extra, used)
+        used = "Welch t (no equal-variance assumption)"
+        spread, shape = "Welch t allows it", "Welch t kept (the claim asks for test: welch)"
+    if used and hyp.direction in ("greater", "less"):
+        used += ", one-sided"
+    consequence = {"Brown-Forsythe": spread, "Levene": spread, "Shapiro-Wilk": shape}
+    return assumptions_text(checks, extra, used, consequence)

@@ -23,17 +23,21 @@ SIGN_VERDICTS = ("agrees", "disagrees", "tie", "restated")
 
 def tested_verdict(direction: str, diff: float, p_adj: float, alpha: float,
                    p_outside_adj: float = math.nan) -> str:
-    """Verdict of one tested cell from its adjusted p (and the sign of a − b)."""
-    if direction == "equivalent":
-        if p_adj < alpha:
-            return "supported"
-        return "contradicted" if p_outside_adj < alpha else "inconclusive"
-    if p_adj >= alpha:
-        return "inconclusive"
+    """Verdict of one tested cell from its adjusted p.
+
+    different: two-sided p. greater/less: ``p_adj`` is the one-sided p in
+    the claimed direction and ``p_outside_adj`` the one-sided p the other
+    way (a directional claim is tested one-sided; only significance the
+    other way contradicts it). equivalent: TOST p, and the p that the
+    difference lies outside the margin."""
     if direction == "different":
+        return "supported" if p_adj < alpha else "inconclusive"
+    if direction in ("greater", "less") and math.isnan(p_outside_adj) and not math.isnan(p_adj):
+        raise ValueError("a directional claim needs both one-sided p-values (p and p_outside)")
+    right = direction == "equivalent" or (diff > 0 if direction == "greater" else diff < 0)
+    if p_adj < alpha and right:
         return "supported"
-    right = diff > 0 if direction == "greater" else diff < 0
-    return "supported" if right else "contradicted"
+    return "contradicted" if p_outside_adj < alpha else "inconclusive"
 
 
 def sign_verdict(direction: str, value: float, margin: float | None = None,

@@ -99,6 +99,8 @@ class Hypothesis(BaseModel):
             raise ValueError("direction 'equivalent' needs exactly one of 'margin' or 'margin_pct'")
         if self.interaction and self.direction != "different":
             raise ValueError("an interaction claim has direction 'different'")
+        if self.direction == "equivalent" and self.per and self.holds == "pooled":
+            raise ValueError("an equivalence claim is tested in each cell (holds: all or any), not pooled")
         if self.interaction and self.per:
             raise ValueError("give 'per' or 'interaction', not both")
         if not 0 < self.alpha < 1:

@@ -48,18 +48,30 @@ def n_text(tested: pd.DataFrame) -> str:
 
 
 def cell_summary(row: dict, alpha: float) -> str:
-    """benchstat-style line: % change for two groups, F for omnibus tests."""
+    """benchstat-style line: % change for two groups (the absolute difference
+    when no % change is defined), F for omnibus tests."""
     if np.isnan(row["df_num"]):
+        if np.isnan(row["estimate_pct"]) and not np.isnan(row["diff"]):
+            return st.format_difference(row["diff"], row["diff_ci_low"], row["diff_ci_high"],
+                                        row["p_adj"], row["n_a"], row["n_b"], alpha)
         return st.format_change(row["estimate_pct"], row["estimate_ci_low"], row["estimate_ci_high"],
                                 row["p_adj"], row["n_a"], row["n_b"], alpha)
     return st.format_f(row["statistic"], row["df_num"], row["df"], row["p_adj"],
                        row["n_a"] + row["n_b"], alpha)
 
 
-def assumptions_text(checks: list, extra: list[str], used: str | None) -> str:
-    """What was checked, what a failed check would switch to, and the test used."""
-    notes = [f"{c.check} p={c.p:.3g}" + ("" if c.passed else f" (fails; the fallback is {c.fallback})")
-             for c in checks]
+def assumptions_text(checks: list, extra: list[str], used: str | None,
+                     consequence: dict[str, str] | None = None) -> str:
+    """What was checked, what a failed check changed for this claim, and the test used.
+    ``consequence`` maps a check's first word (Brown-Forsythe, Shapiro-Wilk) to
+    what its failure did here; without it the check's generic fallback is named."""
+    notes = []
+    for c in checks:
+        note = f"{c.check} p={c.p:.3g}"
+        if not c.passed:
+            then = (consequence or {}).get(c.check.split()[0]) or f"the fallback is {c.fallback}"
+            note += f" (fails -> {then})"
+        notes.append(note)
     notes += extra
     if used:
         notes.append(f"used: {used}")
