@@ -21,7 +21,7 @@ ROWS_PER_STUDY = {
     "001_67ed56f85540d5f7": 165,
     "002_6c0e8c5c95705e2f": 65,
     "003_78d69edb35c6dd71": 111,
-    "004_a7738a926cf50bd6": 892,
+    "004_a7738a926cf50bd6": 1171,
 }
 # every cell of every SD table: 000 Tables 2-5 (6 sizes x 6 columns), 001 Tables 1-2 (6 x 8)
 SD_CELLS = {"000_4e5320b6fe1e825c": 144, "001_67ed56f85540d5f7": 96}

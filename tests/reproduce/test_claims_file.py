@@ -33,12 +33,10 @@ def test_every_quote_occurs_verbatim_in_the_study(study, paper_text, normalised)
 @pytest.mark.parametrize("study", STUDIES)
 def test_every_evidence_and_operand_selects_exactly_one_printed_value(study):
     from analysis.reproduce.derived import recompute_derived
-    from analysis.reproduce.lookup import evidence_row
-
     record = load_record(study)
     for claim in record.claims.claims:
         for ev in claim.evidence:
-            evidence_row(record.rows, ev)  # raises LookupError otherwise
+            record.index.evidence_row(ev)  # raises LookupError otherwise
     assert len(recompute_derived(record)) == len(record.claims.derived)
 
 

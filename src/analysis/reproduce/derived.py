@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.reproduce.claims import Operand
-from analysis.reproduce.lookup import Record, operand_value
+from analysis.reproduce.lookup import Record
 
 DERIVED_COLUMNS = ["id", "quote", "source", "printed", "a", "b", "formula", "recomputed",
                    "status", "alternatives", "note"]
@@ -21,7 +21,7 @@ def _operand(record: Record, operand: Operand) -> float:
     if operand.value is not None:
         return operand.value
     assert operand.where is not None  # the Operand model requires exactly one of the two
-    return operand_value(record.rows, operand.where)
+    return record.index.operand_value(operand.where)
 
 
 def apply(formula: str, a: float, b: float) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pandas as pd
 
@@ -20,6 +21,7 @@ KEY_COLUMNS = ("testbed", "os", "security", "ip_version", "transport", "size_byt
 MEAN_STATS = ("mean", "max", "min")
 DIFF_STATS = ("diff", "max_diff")
 PCT_STATS = ("pct_diff", "max_pct_diff")
+LOW_STATS, HIGH_STATS = ("range_min", "min"), ("range_max", "max")
 SECURITY_LABELS = {"open": "open system", "WPA2": "WPA2"}
 
 
@@ -39,6 +41,11 @@ class Record:
             if item["field"] == "runs_per_point":
                 return item["value"]
         return None
+
+    @cached_property
+    def index(self) -> "RowIndex":
+        """The rows indexed for lookups (built on first use)."""
+        return RowIndex(self.rows)
 
     def design_value(self, name: str):
         for item in self.design.get("design", []):
@@ -61,11 +68,15 @@ def level_label(factor: str, level) -> str:
     return str(level)
 
 
+def _numeric(series: pd.Series) -> bool:
+    return series.dtype.kind in "iuf" or str(series.dtype) == "Int64"
+
+
 def _same(series: pd.Series, value) -> pd.Series:
     """Column equals value; None matches a missing value (NA or empty text)."""
     if value is None:
         return series.isna() | (series.astype(str) == "")
-    if series.dtype.kind in "iuf" or str(series.dtype) == "Int64":
+    if _numeric(series):
         return series.astype("Float64").eq(float(value)).fillna(False)
     return series.astype(str) == str(value)
 
@@ -79,31 +90,6 @@ def match(rows: pd.DataFrame, key: dict) -> pd.Series:
         else:
             mask &= _same(rows[column], value)
     return mask
-
-
-_SUBSETS: dict[tuple[int, str, tuple], tuple[pd.DataFrame, pd.DataFrame]] = {}
-
-
-def _subset(rows: pd.DataFrame, metric: str, statistics) -> pd.DataFrame:
-    """The rows of one metric and statistics, computed once per record (a thesis has
-    ~900 rows and ~1,600 claims: filtering the whole table per cell took minutes)."""
-    key = (id(rows), metric, tuple(statistics))
-    if key not in _SUBSETS:
-        if len(_SUBSETS) > 512:
-            _SUBSETS.clear()
-        # the table itself is kept beside its subset, so its id cannot be reused while cached
-        _SUBSETS[key] = (rows, rows[(rows["metric"] == metric) & rows["statistic"].isin(statistics)])
-    return _SUBSETS[key][1]
-
-
-def cell_rows(rows: pd.DataFrame, metric: str, key: dict, statistics) -> pd.DataFrame:
-    """The cell's rows with one of ``statistics`` (size always part of the key)."""
-    key = {"size_bytes": None, **key}
-    subset = _subset(rows, metric, statistics)
-    found = subset[match(subset, key)] if len(subset) else subset
-    if key["size_bytes"] is None:  # an extreme over sizes is no cell's mean
-        found = found[~found["statistic"].isin(("max", "min"))]
-    return found
 
 
 def single_value(found: pd.DataFrame) -> tuple[float | None, str]:
@@ -130,56 +116,134 @@ def levels_named(text: str, factor: str, levels) -> set:
     return named
 
 
-def side_sign(row: pd.Series) -> int | None:
+def side_sign(row) -> int | None:
     """+1 when the row's subject is the larger side, −1 when what it is compared with is, None when unstated."""
     side = str(row.get("larger_side", "") or "")
     return {"subject": 1, "compared": -1}.get(side)
 
 
-def printed_difference(rows: pd.DataFrame, metric: str, factor: str, key_a: dict, key_b: dict,
-                       statistics) -> tuple[float | None, pd.Series | None]:
-    """Signed a − b from a printed difference on cell a (or b) whose ``compared_to``
-    names the other level (and no third one); the sign is the record's ``larger_side``.
-    A difference whose larger side the text does not state gives no sign: not used."""
-    levels = rows[factor].dropna().unique() if factor in rows else []
-    for key, other, sign in ((key_a, key_b, 1), (key_b, key_a, -1)):
-        found = cell_rows(rows, metric, key, statistics)
-        for _, row in found.iterrows():
-            named = levels_named(str(row["compared_to"]), factor, levels)
-            if named != {other[factor]}:
+def _normalised(series: pd.Series) -> list:
+    """A column as plain Python values compared the way :func:`_same` compares them:
+    None for missing (NA or empty text), floats for numeric columns, text otherwise."""
+    missing = (series.isna() | (series.astype(str) == "")).tolist()
+    if _numeric(series):
+        values = series.astype("Float64").tolist()
+    else:
+        values = series.astype(str).tolist()
+    return [None if gone else v for v, gone in zip(values, missing)]
+
+
+class RowIndex:
+    """The record's rows indexed for the verdicts' many small lookups.
+
+    A thesis has ~1,200 rows and ~2,400 claims, each asking for a handful of
+    cells: a full-table pandas mask per lookup took minutes.  Rows are grouped
+    once by (metric, statistic), compared as plain Python values, and each
+    answer is kept, so a cell asked for by many claims is found once.
+    """
+
+    def __init__(self, rows: pd.DataFrame):
+        self.rows = rows
+        self._numeric = {c for c in rows.columns if _numeric(rows[c])}
+        self._columns = {c: _normalised(rows[c]) for c in rows.columns
+                         if c in (*KEY_COLUMNS, "metric", "statistic", "locator", "unit", "id")}
+        self._by_metric_stat: dict[tuple, list[int]] = {}
+        for pos, ms in enumerate(zip(rows["metric"].tolist(), rows["statistic"].tolist())):
+            self._by_metric_stat.setdefault(ms, []).append(pos)
+        self._records = rows.to_dict("records")
+        self._answers: dict[tuple, list[int]] = {}
+        self._frames: dict[tuple, pd.DataFrame] = {}
+        self._levels: dict[str, list] = {}
+
+    def _positions(self, metric: str | None, statistics, key: dict) -> list[int]:
+        if metric is None:
+            candidates: list[int] = list(range(len(self.rows)))
+        else:
+            candidates = sorted(p for s in statistics for p in self._by_metric_stat.get((metric, s), []))
+        for column, value in key.items():
+            if column not in self._columns:  # free text (snippet_contains) or a rare column
+                ok = match(self.rows.iloc[candidates], {column: value}).tolist()
+                candidates = [p for p, keep in zip(candidates, ok) if keep]
                 continue
-            larger = side_sign(row)
-            if larger is not None:
-                return sign * larger * float(row["value"]), row
-    return None, None
+            wanted = None if value is None else float(value) if column in self._numeric else str(value)
+            values = self._columns[column]
+            candidates = [p for p in candidates if values[p] == wanted]
+        return candidates
 
+    def _cached(self, key: dict, metric: str | None, statistics, no_extremes: bool = False) -> list[int]:
+        cache_key = (metric, tuple(statistics), no_extremes, tuple((k, repr(v)) for k, v in sorted(key.items())))
+        if cache_key not in self._answers:
+            found = self._positions(metric, statistics, key)
+            if no_extremes:
+                stats = self._columns["statistic"]
+                found = [p for p in found if stats[p] not in ("max", "min")]
+            self._answers[cache_key] = found
+        return self._answers[cache_key]
 
-def evidence_row(rows: pd.DataFrame, evidence: Evidence) -> pd.Series:
-    """The one record row an explicit evidence entry names (error if not exactly one)."""
-    found = rows[match(rows, evidence.where)]
-    if len(found) != 1:
-        raise LookupError(f"evidence {evidence.where} selects {len(found)} rows, expected 1")
-    return found.iloc[0]
+    def select(self, key: dict, metric: str | None = None, statistics=()) -> pd.DataFrame:
+        """Rows matching ``key`` (of ``metric`` with one of ``statistics`` when given);
+        the same frame as ``rows[match(rows, key)]``, in the record's order."""
+        return self._frame(self._cached(key, metric, statistics))
 
+    def _frame(self, positions: list[int]) -> pd.DataFrame:
+        """The rows at ``positions`` (one frame per distinct answer: a take costs ~1 ms)."""
+        key = tuple(positions)
+        if key not in self._frames:
+            self._frames[key] = self.rows.iloc[positions]
+        return self._frames[key]
 
-def operand_value(rows: pd.DataFrame, where: dict) -> float:
-    """A derived number's operand: the value of the rows ``where`` selects (all equal)."""
-    found = rows[match(rows, where)]
-    values = set(found["value"])
-    if len(values) != 1:
-        raise LookupError(f"operand {where} selects values {sorted(values)}, expected one value")
-    return float(values.pop())
+    def levels(self, factor: str) -> list:
+        """The levels the record names for ``factor`` (for reading ``compared_to``)."""
+        if factor not in self._levels:
+            self._levels[factor] = list(self.rows[factor].dropna().unique()) if factor in self.rows else []
+        return self._levels[factor]
 
+    def _cell(self, metric: str, key: dict, statistics) -> list[int]:
+        key = {"size_bytes": None, **key}
+        # an extreme over sizes is no cell's mean
+        return self._cached(key, metric, statistics, no_extremes=key["size_bytes"] is None)
 
-LOW_STATS, HIGH_STATS = ("range_min", "min"), ("range_max", "max")
+    def cell_rows(self, metric: str, key: dict, statistics) -> pd.DataFrame:
+        """The cell's rows with one of ``statistics`` (size always part of the key)."""
+        return self._frame(self._cell(metric, key, statistics))
 
+    def printed_difference(self, metric: str, factor: str, key_a: dict, key_b: dict,
+                           statistics) -> tuple[float | None, dict | None]:
+        """Signed a − b from a printed difference on cell a (or b) whose ``compared_to``
+        names the other level (and no third one); the sign is the record's ``larger_side``.
+        A difference whose larger side the text does not state gives no sign: not used."""
+        levels = self.levels(factor)
+        for key, other, sign in ((key_a, key_b, 1), (key_b, key_a, -1)):
+            for pos in self._cell(metric, key, statistics):
+                row = self._records[pos]
+                named = levels_named(str(row["compared_to"]), factor, levels)
+                if named != {other[factor]}:
+                    continue
+                larger = side_sign(row)
+                if larger is not None:
+                    return sign * larger * float(row["value"]), row
+        return None, None
 
-def extremes(rows: pd.DataFrame, metric: str, key: dict) -> tuple[float | None, float | None, list[str]]:
-    """Lowest and highest value printed for a cell over all sizes (a range,
-    or a minimum / maximum printed without its size), and their snippets."""
-    found = rows[match(rows, {"size_bytes": None, **key}) & (rows["metric"] == metric)]
-    low = found[found["statistic"].isin(LOW_STATS)]
-    high = found[found["statistic"].isin(HIGH_STATS)]
-    lo = float(low["value"].min()) if not low.empty else None
-    hi = float(high["value"].max()) if not high.empty else None
-    return lo, hi, list(low["snippet"]) + list(high["snippet"])
+    def evidence_row(self, evidence: Evidence) -> pd.Series:
+        """The one record row an explicit evidence entry names (error if not exactly one)."""
+        found = self.select(evidence.where)
+        if len(found) != 1:
+            raise LookupError(f"evidence {evidence.where} selects {len(found)} rows, expected 1")
+        return found.iloc[0]
+
+    def operand_value(self, where: dict) -> float:
+        """A derived number's operand: the value of the rows ``where`` selects (all equal)."""
+        values = set(self.select(where)["value"])
+        if len(values) != 1:
+            raise LookupError(f"operand {where} selects values {sorted(values)}, expected one value")
+        return float(values.pop())
+
+    def extremes(self, metric: str, key: dict) -> tuple[float | None, float | None, list[str]]:
+        """Lowest and highest value printed for a cell over all sizes (a range,
+        or a minimum / maximum printed without its size), and their snippets."""
+        key = {"size_bytes": None, **key}
+        low = self.select(key, metric, LOW_STATS)
+        high = self.select(key, metric, HIGH_STATS)
+        lo = float(low["value"].min()) if not low.empty else None
+        hi = float(high["value"].max()) if not high.empty else None
+        return lo, hi, list(low["snippet"]) + list(high["snippet"])

@@ -27,8 +27,7 @@ from analysis.reproduce.claims import Claim
 from analysis.stats import adjust, directional_p, hedges_g_from_stats, tost_from_stats, welch_from_stats
 from analysis.verdicts.rules import aggregate, sign_aggregate, sign_verdict, tested_verdict
 from analysis.verdicts.text import claim_text
-from analysis.reproduce.lookup import (DIFF_STATS, MEAN_STATS, PCT_STATS, Record, cell_rows, evidence_row,
-                                       extremes, level_label, printed_difference, single_value)
+from analysis.reproduce.lookup import DIFF_STATS, MEAN_STATS, PCT_STATS, Record, level_label, single_value
 
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
@@ -101,21 +100,21 @@ def _evidence_for(claim: Claim, cell: dict):
 
 def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     """The printed numbers of one cell: means, SDs, a difference, a percentage."""
-    rows, factor = record.rows, claim.compared.factor
+    index, factor = record.index, claim.compared.factor
     level_a, level_b = _two_levels(claim)
     key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
-    found_a = cell_rows(rows, claim.metric, key_a, MEAN_STATS)
-    found_b = cell_rows(rows, claim.metric, key_b, MEAN_STATS)
+    found_a = index.cell_rows(claim.metric, key_a, MEAN_STATS)
+    found_b = index.cell_rows(claim.metric, key_b, MEAN_STATS)
     mean_a, note_a = single_value(found_a)
     mean_b, note_b = single_value(found_b)
-    sd_a, _ = single_value(cell_rows(rows, claim.metric, key_a, ("sd",)))
-    sd_b, _ = single_value(cell_rows(rows, claim.metric, key_b, ("sd",)))
+    sd_a, _ = single_value(index.cell_rows(claim.metric, key_a, ("sd",)))
+    sd_b, _ = single_value(index.cell_rows(claim.metric, key_b, ("sd",)))
     out: dict[str, Any] = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
            "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
            "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
            "note": "; ".join(n for n in (note_a, note_b) if n), "snippets": []}
     for ev in _evidence_for(claim, cell):
-        row = evidence_row(rows, ev)
+        row = index.evidence_row(ev)
         key = "pct" if row["statistic"] in PCT_STATS else "diff"
         out[key] = ev.sign * float(row["value"])
         out["diff_source"] = f"printed ({row['locator']}: {row['value_as_printed']} {row['unit']})"
@@ -124,12 +123,12 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         out["diff"], out["diff_source"] = mean_a - mean_b, "printed means"
         out["snippets"] = [found_a["snippet"].iloc[0], found_b["snippet"].iloc[0]]
     if out["diff"] is None:
-        out["diff"], row = printed_difference(rows, claim.metric, factor, key_a, key_b, DIFF_STATS)
+        out["diff"], row = index.printed_difference(claim.metric, factor, key_a, key_b, DIFF_STATS)
         if row is not None:
             out["diff_source"] = f"printed difference ({row['locator']}: {row['value_as_printed']} {row['unit']})"
             out["snippets"] = [row["snippet"]]
     if out["pct"] is None and out["diff"] is None:
-        out["pct"], row = printed_difference(rows, claim.metric, factor, key_a, key_b, PCT_STATS)
+        out["pct"], row = index.printed_difference(claim.metric, factor, key_a, key_b, PCT_STATS)
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
             out["snippets"] = [row["snippet"]]
@@ -266,8 +265,8 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
         if group in seen:
             continue
         seen.append(group)
-        lo_a, hi_a, snip_a = extremes(record.rows, claim.metric, {**group, factor: level_a})
-        lo_b, hi_b, snip_b = extremes(record.rows, claim.metric, {**group, factor: level_b})
+        lo_a, hi_a, snip_a = record.index.extremes(claim.metric, {**group, factor: level_a})
+        lo_b, hi_b, snip_b = record.index.extremes(claim.metric, {**group, factor: level_b})
         found = _range_verdict(claim.holds, (lo_a, hi_a), (lo_b, hi_b))
         if found is None:
             continue

@@ -7,13 +7,15 @@ file, rewrites derived operands / evidence selectors as record ids, and writes:
   data/raw/published/STEM.csv, data/raw/published/reconciliation/STEM.csv,
   data/claims/STEM.yaml
 """
-import csv, re, sys
+import csv, io, re, subprocess, sys
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
-MAIN = Path("/work/main")
+MAIN = Path(__file__).resolve().parents[4]  # the repository root
+# the record before the double entry (for remapping derived operands), by commit
+OLD_RECORD_COMMIT = "df42a03"
 COLS = ["id", "study", "locator", "testbed", "os", "security", "ip_version", "transport", "size_bytes",
         "size_kind", "application", "host", "metric", "statistic", "value", "value_as_printed", "unit",
         "compared_to", "larger_side", "snippet", "note"]
@@ -101,7 +103,9 @@ def main(stem, *parts):
         c["id"] = f"C{i:03d}"
         c["rows"] = [new_ids.get((part, r), r) for r in c.get("rows", [])]
         final.append({k: v for k, v in c.items() if v not in (None, [], "") or k in ("scope",)})
-    old_rows = pd.read_csv(f"/tmp/old/data/raw/published/{stem}.csv", dtype=str, keep_default_na=False)
+    old_csv = subprocess.run(["git", "-C", str(MAIN), "show", f"{OLD_RECORD_COMMIT}:data/raw/published/{stem}.csv"],
+                             check=True, capture_output=True, text=True).stdout
+    old_rows = pd.read_csv(io.StringIO(old_csv), dtype=str, keep_default_na=False)
     derived = old.get("derived", [])
     for item in derived:
         for side in ("a", "b"):
