@@ -119,8 +119,9 @@ def ingest(
     strict: Annotated[bool, typer.Option("--strict", help="exit non-zero if any file is rejected or contradicts the manifest")] = False,
 ) -> None:
     """Ingest a campaign into runs.parquet, intervals.parquet, rejected.csv and ingest.json."""
-    result = ingest_campaign(campaign, strict=strict)
-    target = write_outputs(result, out or processed_dir_for(campaign))
+    target = out or processed_dir_for(campaign)
+    result = ingest_campaign(campaign, strict=strict, packets_to=target)
+    write_outputs(result, target)
     for line in summary_lines(result):
         print(line)
     print(f"  written to {target}")

@@ -15,6 +15,7 @@ import pandas as pd
 from analysis.config import processed_dir
 from analysis.ingest.ingest import fingerprint, ingest_campaign, write_outputs
 from analysis.ingest.manifest import Manifest, load_manifest
+from analysis.ingest.packets import has_packets, packets_glob
 
 
 @dataclass
@@ -31,6 +32,11 @@ class Campaign:
     @property
     def synthetic(self) -> bool:
         return self.manifest.campaign.synthetic
+
+    @property
+    def packets(self) -> str | None:
+        """The Parquet glob of the campaign's per-packet tables (None: no packet logs)."""
+        return packets_glob(self.processed_dir) if has_packets(self.processed_dir) else None
 
 
 def processed_dir_for(raw_dir: Path) -> Path:
@@ -51,7 +57,7 @@ def load_campaign(path: str | Path, processed: str | Path | None = None, strict:
     current = fingerprint(raw_dir)
     stored = json.loads(report_path.read_text()) if report_path.is_file() else {}
     if stored.get("fingerprint") != current:
-        write_outputs(ingest_campaign(raw_dir, strict=strict), out)
+        write_outputs(ingest_campaign(raw_dir, strict=strict, packets_to=out), out)
         stored = json.loads(report_path.read_text())
     return Campaign(
         name=raw_dir.name,
