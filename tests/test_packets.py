@@ -141,3 +141,73 @@ def test_loss_and_duplicates_agree_with_itgdec_and_bursts_follow_the_gaps(campai
             assert row["lost"] == seqs.max() - seqs.min() + 1 - len(seqs)
             highest = np.maximum.accumulate(flow["seq"].to_numpy())
             assert row["reordered"] == int((flow["seq"].to_numpy()[1:] < highest[:-1]).sum())
+
+
+@pytest.fixture(scope="module")
+def sized(tmp_path_factory):
+    """Three real runs at each of two payload sizes (tests/fixtures/ditg/percentiles)."""
+    from analysis.ingest.campaign import load_campaign
+
+    raw = tmp_path_factory.mktemp("sized") / "raw"
+    raw.mkdir()
+    table = []
+    for log in sorted((FIXTURES / "percentiles").glob("*.bin")):
+        shutil.copyfile(log, raw / log.name)
+        table.append({"path": log.name, "levels": {"payload_bytes": int(log.name[1:].split("_")[0])}})
+    (raw / "manifest.yaml").write_text(yaml.safe_dump({
+        "campaign": {"title": "D-ITG payload sizes on loopback", "synthetic": False},
+        "factors": {"payload_bytes": {"type": "int"}}, "files": {"table": table}}))
+    return load_campaign(raw, processed=raw.parent / "processed")
+
+
+def test_a_campaign_with_packets_has_per_run_delay_percentiles(sized):
+    assert sized.packets is not None
+    total = sized.runs[sized.runs["flow"] == "TOTAL"]
+    assert len(total) == 6 and total["delay_p99_ms"].notna().all()
+    for row in total.itertuples():
+        delay = _frame_of(FIXTURES / "percentiles" / row.source_path)["delay_s"].to_numpy() * 1e3
+        assert row.delay_p99_ms == pytest.approx(np.percentile(delay, 99), rel=1e-9)
+        assert row.delay_p50_ms <= row.delay_p90_ms <= row.delay_p99_ms <= row.delay_p999_ms
+
+
+def test_a_percentile_hypothesis_gets_a_verdict_on_the_runs_percentiles(sized, tmp_path):
+    """p99 compared across runs (the run is the unit): with three runs a side the
+    engine uses its rank test; its p and difference are checked against scipy."""
+    from scipy import stats
+
+    from analysis.verdicts.engine import evaluate
+
+    spec = tmp_path / "h.yaml"
+    spec.write_text(yaml.safe_dump({"hypotheses": [{
+        "id": "P1", "statement": "p99 one-way delay differs between 64-byte and 1024-byte payloads",
+        "source": "test", "metric": "delay_p99_ms", "scope": {"flow": "TOTAL"},
+        "compare": {"factor": "payload_bytes", "levels": [64, 1024]}, "direction": "different"}]}))
+    row = evaluate(sized.runs, spec).table.iloc[0]
+    total = sized.runs[sized.runs["flow"] == "TOTAL"]
+    a = total.loc[total["payload_bytes"] == 64, "delay_p99_ms"]
+    b = total.loc[total["payload_bytes"] == 1024, "delay_p99_ms"]
+    assert row["test"] == "Mann-Whitney U" and row["n"] == "3+3"
+    assert row["p"] == pytest.approx(stats.mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue)
+    assert row["diff"] == pytest.approx(a.mean() - b.mean())
+    assert row["verdict"] == ("supported" if row["p_adj"] < 0.05 else "inconclusive")
+
+
+def _frame_of(path: Path) -> pd.DataFrame:
+    return parse_file(path, hints={"ditg": {"meter": "owdm"}}, packets=True).packets
+
+
+def test_the_packet_figures_draw_one_line_per_cell(sized):
+    from analysis.figures.packet_figures import packet_figures
+
+    figures = packet_figures(sized, size="payload_bytes")
+    assert set(figures) == {"delay_distribution", "tail_percentiles"}
+    cdf, ccdf = figures["delay_distribution"].axes[:2]
+    assert len(cdf.get_lines()) == 2 and ccdf.get_yscale() == "log"
+    panels = figures["tail_percentiles"].axes
+    assert [ax.get_title() for ax in panels] == ["p50", "p90", "p99", "p99.9"]
+    p99 = panels[2].get_lines()[0].get_ydata()
+    expected = per_packet.delay_percentiles(sized.packets, ["payload_bytes"], [0.99])["delay_ms"].to_numpy()
+    assert p99 == pytest.approx(expected)
+    import matplotlib.pyplot as plt
+    for fig in figures.values():
+        plt.close(fig)

@@ -15,7 +15,7 @@ import pandas as pd
 from analysis.config import processed_dir
 from analysis.ingest.ingest import fingerprint, ingest_campaign, write_outputs
 from analysis.ingest.manifest import Manifest, load_manifest
-from analysis.ingest.packets import has_packets, packets_glob
+from analysis.ingest.packets import has_packets, packets_glob, with_delay_percentiles
 
 
 @dataclass
@@ -50,6 +50,12 @@ def processed_dir_for(raw_dir: Path) -> Path:
     return raw_dir.parent / f"{raw_dir.name}.processed"
 
 
+def _runs(out: Path) -> pd.DataFrame:
+    """runs.parquet, with the delay percentiles of its packet logs when it has any."""
+    runs = pd.read_parquet(out / "runs.parquet")
+    return with_delay_percentiles(runs, out) if has_packets(out) else runs
+
+
 def load_campaign(path: str | Path, processed: str | Path | None = None, strict: bool = False) -> Campaign:
     raw_dir = Path(path)
     out = Path(processed) if processed is not None else processed_dir_for(raw_dir)
@@ -64,7 +70,7 @@ def load_campaign(path: str | Path, processed: str | Path | None = None, strict:
         raw_dir=raw_dir,
         processed_dir=out,
         manifest=load_manifest(raw_dir),
-        runs=pd.read_parquet(out / "runs.parquet"),
+        runs=_runs(out),
         intervals=pd.read_parquet(out / "intervals.parquet"),
         rejected=pd.read_csv(out / "rejected.csv", dtype={"line": "Int64"}),
         report=stored,

@@ -117,3 +117,35 @@ def packets_glob(processed_dir: str | Path) -> str:
 def has_packets(processed_dir: str | Path) -> bool:
     folder = Path(processed_dir) / PACKETS_FOLDER
     return folder.is_dir() and any(folder.glob("*.parquet"))
+
+
+PERCENTILE_COLUMNS = {0.5: "delay_p50_ms", 0.9: "delay_p90_ms", 0.99: "delay_p99_ms", 0.999: "delay_p999_ms"}
+
+
+def with_delay_percentiles(runs: pd.DataFrame, processed_dir: str | Path) -> pd.DataFrame:
+    """``runs`` with each packet log's delay percentiles as run metrics.
+
+    A flow's row gets its flow's percentiles, the TOTAL row those of all the
+    log's packets; other tools' rows stay empty. The run is the unit a
+    hypothesis compares (docs/statistics.md: percentile hypotheses), so a
+    percentile becomes one more per-run metric the verdict engine tests."""
+    from analysis.stats.per_packet import delay_percentiles
+
+    out = runs.copy()
+    for column in PERCENTILE_COLUMNS.values():
+        out[column] = np.nan
+    if not has_packets(processed_dir):
+        return out
+    source = packets_glob(processed_dir)
+    quantiles = list(PERCENTILE_COLUMNS)
+    for by, flow_of in ((["source_path", "flow"], lambda r: str(r["flow"])), (["source_path"], lambda r: "TOTAL")):
+        table = delay_percentiles(source, by, quantiles)
+        table["column"] = table["quantile"].map(PERCENTILE_COLUMNS)
+        table["flow_key"] = [flow_of(r) for r in table.to_dict("records")]
+        wide = table.pivot_table(index=["source_path", "flow_key"], columns="column", values="delay_ms")
+        keys = list(zip(out["source_path"].astype(str), out["flow"].astype(str)))
+        for column in wide.columns:
+            values = wide[column].to_dict()
+            found = pd.Series([values.get(k, np.nan) for k in keys], index=out.index, dtype="float64")
+            out[column] = out[column].where(found.isna(), found)
+    return out
