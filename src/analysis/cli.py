@@ -118,7 +118,8 @@ def ingest(
     out: Annotated[Optional[Path], typer.Option("--out", help="where to write (default data/processed/<campaign>)")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="exit non-zero if any file is rejected or contradicts the manifest")] = False,
 ) -> None:
-    """Ingest a campaign into runs.parquet, intervals.parquet, rejected.csv and ingest.json.
+    """Ingest a campaign into runs.parquet, intervals.parquet, rejected.csv and
+    ingest.json, and the packets of its D-ITG packet logs into packets/*.parquet.
 
     Exit status: 0 when at least one file parsed, even if others were rejected
     (each rejected file is named with its line and reason, and listed in
@@ -126,8 +127,9 @@ def ingest(
     analyse), or with --strict when any file was rejected or contradicts the
     manifest; 2 when the campaign cannot be read (manifest, folder).
     """
-    result = ingest_campaign(campaign, strict=strict)
-    target = write_outputs(result, out or processed_dir_for(campaign))
+    target = out or processed_dir_for(campaign)
+    result = ingest_campaign(campaign, strict=strict, packets_to=target)
+    write_outputs(result, target)
     for line in summary_lines(result):
         print(line)
     print(f"  written to {target}")

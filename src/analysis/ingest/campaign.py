@@ -15,6 +15,7 @@ import pandas as pd
 from analysis.config import processed_dir
 from analysis.ingest.ingest import fingerprint, ingest_campaign, write_outputs
 from analysis.ingest.manifest import Manifest, load_manifest
+from analysis.ingest.packets import has_packets, packets_glob, with_delay_percentiles
 
 
 @dataclass
@@ -32,6 +33,11 @@ class Campaign:
     def synthetic(self) -> bool:
         return self.manifest.campaign.synthetic
 
+    @property
+    def packets(self) -> str | None:
+        """The Parquet glob of the campaign's per-packet tables (None: no packet logs)."""
+        return packets_glob(self.processed_dir) if has_packets(self.processed_dir) else None
+
 
 def processed_dir_for(raw_dir: Path) -> Path:
     """``data/raw/<c>`` -> ``data/processed/<c>``; elsewhere a sibling ``<c>.processed``;
@@ -44,6 +50,12 @@ def processed_dir_for(raw_dir: Path) -> Path:
     return raw_dir.parent / f"{raw_dir.name}.processed"
 
 
+def _runs(out: Path) -> pd.DataFrame:
+    """runs.parquet, with the delay percentiles of its packet logs when it has any."""
+    runs = pd.read_parquet(out / "runs.parquet")
+    return with_delay_percentiles(runs, out) if has_packets(out) else runs
+
+
 def load_campaign(path: str | Path, processed: str | Path | None = None, strict: bool = False) -> Campaign:
     raw_dir = Path(path)
     out = Path(processed) if processed is not None else processed_dir_for(raw_dir)
@@ -51,14 +63,14 @@ def load_campaign(path: str | Path, processed: str | Path | None = None, strict:
     current = fingerprint(raw_dir)
     stored = json.loads(report_path.read_text()) if report_path.is_file() else {}
     if stored.get("fingerprint") != current:
-        write_outputs(ingest_campaign(raw_dir, strict=strict), out)
+        write_outputs(ingest_campaign(raw_dir, strict=strict, packets_to=out), out)
         stored = json.loads(report_path.read_text())
     return Campaign(
         name=raw_dir.name,
         raw_dir=raw_dir,
         processed_dir=out,
         manifest=load_manifest(raw_dir),
-        runs=pd.read_parquet(out / "runs.parquet"),
+        runs=_runs(out),
         intervals=pd.read_parquet(out / "intervals.parquet"),
         rejected=pd.read_csv(out / "rejected.csv", dtype={"line": "Int64"}),
         report=stored,

@@ -22,6 +22,7 @@ import pandas as pd
 
 from analysis import __version__
 from analysis.errors import ManifestError, ParseError
+from analysis.ingest.packets import PacketWriter
 from analysis.ingest.manifest import MANIFEST_NAME, FileMapper, Manifest, Unassigned, load_manifest
 from analysis.parsers import parse_bytes
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
@@ -146,8 +147,9 @@ class _RowBuffer:
 class _FileIngest:
     """Ingests one file at a time and accumulates only the tidy rows."""
 
-    def __init__(self, campaign_dir: Path, manifest: Manifest, strict: bool):
+    def __init__(self, campaign_dir: Path, manifest: Manifest, strict: bool, packets: PacketWriter | None = None):
         self.dir = campaign_dir
+        self.packets = packets
         self.mapper = FileMapper(manifest)
         self.factor_types = {k: v.type for k, v in manifest.factors.items()}
         self.strict = strict
@@ -172,7 +174,7 @@ class _FileIngest:
         except Unassigned as exc:
             return FileOutcome(rel, "rejected", reason=str(exc))
         try:
-            result = parse_bytes(data, rel, assignment.parser_hints)
+            result = parse_bytes(data, rel, assignment.parser_hints, packets=self.packets is not None)
         except ParseError as exc:
             return FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None)
         del data
@@ -192,6 +194,8 @@ class _FileIngest:
             self.rows_with_warnings += bool(row["warnings"])
             rows.append(row)
         self.runs.extend(rows)
+        if self.packets is not None and result.packets is not None:
+            self.packets.write(rel, assignment.levels, result.packets)
         self.intervals.extend(iv.to_dict() | assignment.levels | {"source_path": rel} for iv in result.intervals)
         failed = [r for r in result.records if r.status == "failed"]
         outcome = "failed" if failed else "parsed"
@@ -228,14 +232,20 @@ def _frame(rows: _RowBuffer, dtypes: dict[str, str], factor_types: Mapping[str, 
     return frame[factors + [c for c in dtypes] + extra].reset_index(drop=True)
 
 
-def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bool | None = None) -> IngestResult:
-    """Ingest one campaign folder into validated tidy tables (nothing is written)."""
+def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bool | None = None,
+                    packets_to: str | Path | None = None) -> IngestResult:
+    """Ingest one campaign folder into validated tidy tables. Only with
+    ``packets_to`` is anything written: each packet log's packets, streamed to
+    ``<packets_to>/packets/`` one file at a time (see :mod:`.packets`)."""
     campaign_dir = Path(campaign_dir)
     if not campaign_dir.is_dir():
         raise ManifestError(f"{campaign_dir}: not a campaign folder")
     manifest = load_manifest(campaign_dir)
     paths = discover(campaign_dir)
-    worker = _FileIngest(campaign_dir, manifest, strict)
+    if packets_to is not None:
+        refuse_inside_raw(campaign_dir, packets_to)
+    writer = PacketWriter(packets_to) if packets_to is not None else None
+    worker = _FileIngest(campaign_dir, manifest, strict, writer)
     files = [worker(rel) for rel in _progress(paths, progress, f"ingest {campaign_dir.name}")]
     factor_order = list(manifest.factors) + [k for k in manifest.files.constants if k not in manifest.factors]
     runs = _frame(worker.runs, RUN_DTYPES, worker.factor_types, factor_order)
@@ -254,6 +264,14 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
     )
 
 
+def refuse_inside_raw(raw_dir: Path, out: str | Path) -> None:
+    """Raw files are never overwritten, and tables there would be ingested as raw files next time."""
+    raw, target = raw_dir.resolve(), Path(out).resolve()
+    if target == raw or raw in target.parents:
+        raise ManifestError(f"{out}: output folder is inside the campaign's raw folder {raw_dir}; "
+                            "write the tables elsewhere (default: data/processed/<campaign>)")
+
+
 def write_outputs(result: IngestResult, out_dir: str | Path) -> Path:
     """Write runs.parquet, intervals.parquet, rejected.csv and ingest.json.
 
@@ -261,10 +279,7 @@ def write_outputs(result: IngestResult, out_dir: str | Path) -> Path:
     overwritten, and tables there would be ingested as raw files next time."""
     out = Path(out_dir)
     if result.raw_dir is not None:
-        raw = result.raw_dir.resolve()
-        if out.resolve() == raw or raw in out.resolve().parents:
-            raise ManifestError(f"{out}: output folder is inside the campaign's raw folder {result.raw_dir}; "
-                                "write the tables elsewhere (default: data/processed/<campaign>)")
+        refuse_inside_raw(result.raw_dir, out)
     out.mkdir(parents=True, exist_ok=True)
     result.runs.to_parquet(out / "runs.parquet", index=False)
     result.intervals.to_parquet(out / "intervals.parquet", index=False)

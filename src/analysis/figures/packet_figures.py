@@ -1,0 +1,73 @@
+"""Figures of a campaign's per-packet delays: CDF/CCDF per cell and tail
+percentiles against size — what the studies' mean-delay line charts hide.
+
+The numbers come from DuckDB over the packets Parquet (analysis.stats.per_packet),
+so a campaign of 10^8 packets draws from a few hundred points per cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from analysis.figures.plots import PALETTE, apply_style, caption, label
+from analysis.stats.per_packet import delay_cdf, delay_percentiles
+
+
+def _cell_name(row: dict, by: Sequence[str]) -> str:
+    return ", ".join(f"{label(k) if k != 'ip_version' else 'IP'} {row[k]}" for k in by) or "all packets"
+
+
+def delay_distribution(packets: str, by: Sequence[str], *, campaign: str, synthetic: bool,
+                       points: int = 201) -> plt.Figure:
+    """Empirical CDF (left) and CCDF on a log scale (right) of the delay, one line per cell."""
+    apply_style()
+    table = delay_cdf(packets, list(by), points)
+    table["cell"] = [_cell_name(r, by) for r in table.to_dict("records")]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    sns.lineplot(data=table, x="delay_ms", y="p", hue="cell", palette=PALETTE, ax=left, legend=False)
+    tail = table[table["ccdf"] > 0]
+    sns.lineplot(data=tail, x="delay_ms", y="ccdf", hue="cell", palette=PALETTE, ax=right)
+    right.set_yscale("log")
+    left.set(xlabel="Delay (ms)", ylabel="P(delay ≤ x)", title="CDF")
+    right.set(xlabel="Delay (ms)", ylabel="P(delay > x)", title="CCDF (tail)")
+    right.legend(title=None, fontsize="small")
+    caption(fig, campaign, synthetic, f"every packet of every run; {points} quantiles per cell")
+    return fig
+
+
+def tail_percentiles(packets: str, size: str, hue: Sequence[str] = (), *, campaign: str, synthetic: bool,
+                     quantiles: Sequence[float] = (0.5, 0.9, 0.99, 0.999)) -> plt.Figure:
+    """p50 / p90 / p99 / p99.9 of the delay against ``size``, one panel per percentile."""
+    apply_style()
+    table = delay_percentiles(packets, [size, *hue], quantiles)
+    table["series"] = [_cell_name(r, hue) for r in table.to_dict("records")]
+    fig, axes = plt.subplots(1, len(quantiles), figsize=(3.2 * len(quantiles), 3.6), sharex=True)
+    for ax, (q, one) in zip(axes, table.groupby("quantile", sort=True)):
+        sns.lineplot(data=one, x=size, y="delay_ms", hue="series", marker="o", palette=PALETTE, ax=ax,
+                     legend=ax is axes[-1])
+        ax.set(title=f"p{100 * q:g}", xlabel=label(size), ylabel="Delay (ms)" if ax is axes[0] else "")
+    if len(hue):
+        axes[-1].legend(title=None, fontsize="small")
+    caption(fig, campaign, synthetic, "percentiles over all packets of the cell's runs")
+    return fig
+
+
+def packet_figures(campaign, size: str | None = None, hue: Sequence[str] = ()) -> dict[str, plt.Figure]:
+    """The per-packet figures of a loaded campaign (none when it kept no packet logs)."""
+    if campaign.packets is None:
+        return {}
+    factors = [f for f in campaign.manifest.factors if f != size]
+    by = [*([size] if size else []), *factors][:3]
+    figures = {"delay_distribution": delay_distribution(campaign.packets, by, campaign=campaign.name,
+                                                        synthetic=campaign.synthetic)}
+    if size:
+        figures["tail_percentiles"] = tail_percentiles(campaign.packets, size, list(hue), campaign=campaign.name,
+                                                       synthetic=campaign.synthetic)
+    return figures
+
+
+__all__ = ["delay_distribution", "tail_percentiles", "packet_figures"]

@@ -1,0 +1,213 @@
+"""Per-packet tables at ingest and their DuckDB statistics, on genuine D-ITG logs
+(tests/fixtures/ditg/*.recv.bin, recorded with D-ITG 2.8.1 on loopback)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from analysis.ingest.ingest import ingest_campaign
+from analysis.parsers import parse_file
+from analysis.stats import per_packet
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests/fixtures/ditg"
+LOGS = {"udp4": ("UDP", 4), "udp6": ("UDP", 6), "tcp4": ("TCP", 4), "multi": ("mixed", 4),
+        "loss2": ("UDP", 4), "derived_loss_dup": ("UDP", 4)}
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    """A campaign of six receiver logs, ingested with its packets."""
+    base = tmp_path_factory.mktemp("packets")
+    raw = base / "raw"
+    raw.mkdir()
+    table = []
+    for name, (transport, ip) in LOGS.items():
+        shutil.copyfile(FIXTURES / f"{name}.recv.bin", raw / f"{name}.recv.bin")
+        table.append({"path": f"{name}.recv.bin", "levels": {"log": name, "ip_version": ip}})
+    (raw / "manifest.yaml").write_text(yaml.safe_dump({
+        "campaign": {"title": "packets of the D-ITG fixtures", "synthetic": False},
+        "factors": {"log": {"type": "str"}, "ip_version": {"type": "int"}},
+        "files": {"table": table}}))
+    out = base / "processed"
+    result = ingest_campaign(raw, progress=False, packets_to=out)
+    return raw, out, result
+
+
+def _frame(name: str) -> pd.DataFrame:
+    return parse_file(FIXTURES / f"{name}.recv.bin", hints={"ditg": {"meter": "owdm"}}, packets=True).packets
+
+
+def test_every_packet_is_stored_exactly_once_per_log(campaign):
+    raw, out, result = campaign
+    files = sorted((out / "packets").glob("*.parquet"))
+    assert len(files) == len(LOGS)
+    stored = pq.read_table(out / "packets").to_pandas()
+    for name in LOGS:
+        mine = stored[stored["source_path"] == f"{name}.recv.bin"].sort_values("arrival")
+        parsed = _frame(name)
+        assert len(mine) == len(parsed) > 0
+        assert (mine["seq"].to_numpy() == parsed["seq"].to_numpy()).all()
+        assert (mine["flow"].to_numpy() == parsed["flow"].to_numpy()).all()
+        # integer nanoseconds recover the parser's seconds to the microsecond D-ITG stamps
+        assert np.array_equal(mine["tx_ns"].to_numpy() // 1000, np.rint(parsed["tx_s"].to_numpy() * 1e6).astype(np.int64))
+        assert (mine["tx_ns"] % 1000 == 0).all() and (mine["rx_ns"] % 1000 == 0).all()
+        assert set(mine["log"]) == {name}
+
+
+def test_ingest_without_a_target_writes_nothing(tmp_path, campaign):
+    raw, _, _ = campaign
+    result = ingest_campaign(raw, progress=False)
+    assert len(result.runs) and not any(tmp_path.iterdir())
+
+
+def test_packets_are_never_written_into_the_raw_folder(campaign):
+    from analysis.errors import ManifestError
+
+    raw, _, _ = campaign
+    with pytest.raises(ManifestError, match="inside the campaign's raw folder"):
+        ingest_campaign(raw, progress=False, packets_to=raw / "tables")
+    assert not (raw / "tables").exists()
+
+
+def test_percentiles_equal_numpy_on_the_same_packets(campaign):
+    _, out, _ = campaign
+    table = per_packet.delay_percentiles(str(out / "packets" / "*.parquet"), by=["log"])
+    for name in LOGS:
+        delay = _frame(name)["delay_s"].to_numpy() * 1e3
+        mine = table[table["log"] == name].set_index("quantile")["delay_ms"]
+        expected = np.percentile(delay, [50, 90, 99, 99.9])
+        assert mine.to_numpy() == pytest.approx(expected, rel=1e-9, abs=1e-9)
+        assert (table.loc[table["log"] == name, "packets"] == len(delay)).all()
+
+
+def test_cdf_is_bounded_monotone_and_ends_at_the_extremes(campaign):
+    _, out, _ = campaign
+    cdf = per_packet.delay_cdf(str(out / "packets" / "*.parquet"), by=["log"], points=51)
+    for name, one in cdf.groupby("log"):
+        delay = _frame(name)["delay_s"].to_numpy() * 1e3
+        assert len(one) == 51 and one["delay_ms"].is_monotonic_increasing
+        assert one["delay_ms"].iloc[0] == pytest.approx(delay.min()) and one["delay_ms"].iloc[-1] == pytest.approx(delay.max())
+        assert (one["ccdf"] == 1 - one["p"]).all()
+
+
+def test_itgdec_jitter_equals_the_runs_table_and_rfc3550_follows_its_recursion(campaign):
+    _, out, result = campaign
+    jit = per_packet.jitter(str(out / "packets" / "*.parquet")).set_index("source_path")
+    total = result.runs[result.runs["flow"] == "TOTAL"].set_index("source_path")
+    for name in LOGS:
+        path = f"{name}.recv.bin"
+        assert jit.loc[path, "itgdec_jitter_ms"] == pytest.approx(total.loc[path, "jitter_ms"], rel=1e-9, abs=1e-9)
+        frame = _frame(name)
+        estimates = []
+        for _, flow in frame.groupby("flow", sort=False):
+            d = np.abs(np.diff(flow["delay_s"].to_numpy()))
+            j = 0.0
+            for step in d:  # RFC 3550, section 6.4.1, literally
+                j += (step - j) / 16
+            estimates.append(j * 1e3)
+        assert jit.loc[path, "rfc3550_jitter_ms"] == pytest.approx(np.mean(estimates), rel=1e-6, abs=1e-9)
+
+
+def test_loss_and_duplicates_agree_with_itgdec_and_bursts_follow_the_gaps(campaign):
+    """Each missing sequence number counts as lost and each repeat as a duplicate.
+    ITGDec hides a duplicate behind a loss (derived_loss_dup: it says 3 lost, 0
+    duplicates where 4 numbers are missing and one arrives twice); both agree on
+    lost − duplicates (= highest − received), which is what is compared."""
+    _, out, result = campaign
+    lost = per_packet.loss(str(out / "packets" / "*.parquet"))
+    flows = result.runs[result.runs["flow"] != "TOTAL"]
+    for name in LOGS:
+        path = f"{name}.recv.bin"
+        mine = lost[lost["source_path"] == path]
+        theirs = flows[flows["source_path"] == path]
+        assert int((mine["lost"] - mine["duplicates"]).sum()) == int(
+            (theirs["packets_lost"] - theirs["packets_duplicate"]).sum())
+        frame = _frame(name)
+        for flow_id, flow in frame.groupby("flow"):
+            seqs = np.unique(flow["seq"].to_numpy())
+            gaps = np.diff(seqs) - 1
+            row = mine[mine["flow"] == flow_id].iloc[0]
+            assert row["loss_bursts"] == int((gaps > 0).sum())
+            assert row["longest_burst"] == (int(gaps.max()) if len(gaps) and gaps.max() > 0 else 0)
+            assert row["duplicates"] == len(flow) - len(seqs)
+            assert row["lost"] == seqs.max() - seqs.min() + 1 - len(seqs)
+            highest = np.maximum.accumulate(flow["seq"].to_numpy())
+            assert row["reordered"] == int((flow["seq"].to_numpy()[1:] < highest[:-1]).sum())
+
+
+@pytest.fixture(scope="module")
+def sized(tmp_path_factory):
+    """Three real runs at each of two payload sizes (tests/fixtures/ditg/percentiles)."""
+    from analysis.ingest.campaign import load_campaign
+
+    raw = tmp_path_factory.mktemp("sized") / "raw"
+    raw.mkdir()
+    table = []
+    for log in sorted((FIXTURES / "percentiles").glob("*.bin")):
+        shutil.copyfile(log, raw / log.name)
+        table.append({"path": log.name, "levels": {"payload_bytes": int(log.name[1:].split("_")[0])}})
+    (raw / "manifest.yaml").write_text(yaml.safe_dump({
+        "campaign": {"title": "D-ITG payload sizes on loopback", "synthetic": False},
+        "factors": {"payload_bytes": {"type": "int"}}, "files": {"table": table}}))
+    return load_campaign(raw, processed=raw.parent / "processed")
+
+
+def test_a_campaign_with_packets_has_per_run_delay_percentiles(sized):
+    assert sized.packets is not None
+    total = sized.runs[sized.runs["flow"] == "TOTAL"]
+    assert len(total) == 6 and total["delay_p99_ms"].notna().all()
+    for row in total.itertuples():
+        delay = _frame_of(FIXTURES / "percentiles" / row.source_path)["delay_s"].to_numpy() * 1e3
+        assert row.delay_p99_ms == pytest.approx(np.percentile(delay, 99), rel=1e-9)
+        assert row.delay_p50_ms <= row.delay_p90_ms <= row.delay_p99_ms <= row.delay_p999_ms
+
+
+def test_a_percentile_hypothesis_gets_a_verdict_on_the_runs_percentiles(sized, tmp_path):
+    """p99 compared across runs (the run is the unit): with three runs a side the
+    engine uses its rank test; its p and difference are checked against scipy."""
+    from scipy import stats
+
+    from analysis.verdicts.engine import evaluate
+
+    spec = tmp_path / "h.yaml"
+    spec.write_text(yaml.safe_dump({"hypotheses": [{
+        "id": "P1", "statement": "p99 one-way delay differs between 64-byte and 1024-byte payloads",
+        "source": "test", "metric": "delay_p99_ms", "scope": {"flow": "TOTAL"},
+        "compare": {"factor": "payload_bytes", "levels": [64, 1024]}, "direction": "different"}]}))
+    row = evaluate(sized.runs, spec).table.iloc[0]
+    total = sized.runs[sized.runs["flow"] == "TOTAL"]
+    a = total.loc[total["payload_bytes"] == 64, "delay_p99_ms"]
+    b = total.loc[total["payload_bytes"] == 1024, "delay_p99_ms"]
+    assert row["test"] == "Mann-Whitney U" and row["n"] == "3+3"
+    assert row["p"] == pytest.approx(stats.mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue)
+    assert row["diff"] == pytest.approx(a.mean() - b.mean())
+    assert row["verdict"] == ("supported" if row["p_adj"] < 0.05 else "inconclusive")
+
+
+def _frame_of(path: Path) -> pd.DataFrame:
+    return parse_file(path, hints={"ditg": {"meter": "owdm"}}, packets=True).packets
+
+
+def test_the_packet_figures_draw_one_line_per_cell(sized):
+    from analysis.figures.packet_figures import packet_figures
+
+    figures = packet_figures(sized, size="payload_bytes")
+    assert set(figures) == {"delay_distribution", "tail_percentiles"}
+    cdf, ccdf = figures["delay_distribution"].axes[:2]
+    assert len(cdf.get_lines()) == 2 and ccdf.get_yscale() == "log"
+    panels = figures["tail_percentiles"].axes
+    assert [ax.get_title() for ax in panels] == ["p50", "p90", "p99", "p99.9"]
+    p99 = panels[2].get_lines()[0].get_ydata()
+    expected = per_packet.delay_percentiles(sized.packets, ["payload_bytes"], [0.99])["delay_ms"].to_numpy()
+    assert p99 == pytest.approx(expected)
+    import matplotlib.pyplot as plt
+    for fig in figures.values():
+        plt.close(fig)
