@@ -145,15 +145,15 @@ def test_loss_and_duplicates_agree_with_itgdec_and_bursts_follow_the_gaps(campai
 
 @pytest.fixture(scope="module")
 def sized(tmp_path_factory):
-    """Three real runs at each of two payload sizes (tests/fixtures/ditg/percentiles)."""
+    """Three real runs at each of two payload sizes (tests/fixtures/ditg/pct*_r*.recv.bin)."""
     from analysis.ingest.campaign import load_campaign
 
     raw = tmp_path_factory.mktemp("sized") / "raw"
     raw.mkdir()
     table = []
-    for log in sorted((FIXTURES / "percentiles").glob("*.bin")):
+    for log in sorted(FIXTURES.glob("pct*_r*.recv.bin")):
         shutil.copyfile(log, raw / log.name)
-        table.append({"path": log.name, "levels": {"payload_bytes": int(log.name[1:].split("_")[0])}})
+        table.append({"path": log.name, "levels": {"payload_bytes": int(log.name[3:].split("_")[0])}})
     (raw / "manifest.yaml").write_text(yaml.safe_dump({
         "campaign": {"title": "D-ITG payload sizes on loopback", "synthetic": False},
         "factors": {"payload_bytes": {"type": "int"}}, "files": {"table": table}}))
@@ -165,7 +165,7 @@ def test_a_campaign_with_packets_has_per_run_delay_percentiles(sized):
     total = sized.runs[sized.runs["flow"] == "TOTAL"]
     assert len(total) == 6 and total["delay_p99_ms"].notna().all()
     for row in total.itertuples():
-        delay = _frame_of(FIXTURES / "percentiles" / row.source_path)["delay_s"].to_numpy() * 1e3
+        delay = _frame_of(FIXTURES / row.source_path)["delay_s"].to_numpy() * 1e3
         assert row.delay_p99_ms == pytest.approx(np.percentile(delay, 99), rel=1e-9)
         assert row.delay_p50_ms <= row.delay_p90_ms <= row.delay_p99_ms <= row.delay_p999_ms
 

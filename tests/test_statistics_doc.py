@@ -1,6 +1,6 @@
 """Every YAML example of docs/statistics.md loads as a hypothesis file and
 evaluates on the demo campaign (a percentile example on the six real D-ITG
-runs of tests/fixtures/ditg/percentiles, which keep their packets), so the documentation cannot drift into
+runs of tests/fixtures/ditg/pct*_r*.recv.bin, which keep their packets), so the documentation cannot drift into
 claims the engine refuses (it once showed `side` in a `scope`)."""
 
 import re
@@ -34,9 +34,9 @@ def packet_runs(tmp_path_factory):
     raw = tmp_path_factory.mktemp("packets") / "raw"
     raw.mkdir()
     table = []
-    for log in sorted((ROOT / "tests/fixtures/ditg/percentiles").glob("*.bin")):
+    for log in sorted((ROOT / "tests/fixtures/ditg").glob("pct*_r*.recv.bin")):
         shutil.copyfile(log, raw / log.name)
-        table.append({"path": log.name, "levels": {"payload_bytes": int(log.name[1:].split("_")[0])}})
+        table.append({"path": log.name, "levels": {"payload_bytes": int(log.name[3:].split("_")[0])}})
     (raw / "manifest.yaml").write_text(yaml.safe_dump({
         "campaign": {"title": "D-ITG payload sizes on loopback", "synthetic": False},
         "factors": {"payload_bytes": {"type": "int"}}, "files": {"table": table}}))
