@@ -52,13 +52,19 @@ def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYP
 
 
 def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str) -> nbformat.NotebookNode:
-    """Execute one notebook with papermill in its own folder (relative paths
-    in its parameters resolve from there)."""
+    """Execute one notebook with papermill, its kernel started in the notebook's
+    folder (relative paths in its parameters resolve from there).
+
+    The folder goes to the kernel (nbclient's ``resources.metadata.path``), not
+    to papermill's ``cwd``: that one changes the working directory of the whole
+    process, and two notebooks built in parallel threads (a campaign's in
+    ``notebooks/``, a study's in ``notebooks/papers/``) would start their kernels
+    in each other's folder."""
     try:
         return pm.execute_notebook(
-            str(path), str(executed), parameters=params, cwd=str(path.parent),
+            str(path), str(executed), parameters=params,
             kernel_name="python3", progress_bar=False, log_output=False,
-            extra_arguments=KERNEL_QUIET,
+            extra_arguments=KERNEL_QUIET, resources={"metadata": {"path": str(path.parent)}},
         )
     except pm.PapermillExecutionError as exc:
         raise ReportError(f"{label}: notebook {path.stem}, cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
