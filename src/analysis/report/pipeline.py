@@ -51,6 +51,19 @@ def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYP
     return {"campaign": rel(campaign_dir), "out": rel(out_dir), "hypotheses": rel(hyp) if hyp.is_file() else ""}
 
 
+LIBRARY = Path(__file__).resolve().parents[2]  # the folder holding this `analysis` package
+
+
+def kernels_use_this_library() -> None:
+    """Put the folder of the running ``analysis`` package first on the
+    PYTHONPATH the kernels inherit, as an absolute path: a kernel runs in the
+    notebook's folder, where a relative ``PYTHONPATH=src`` finds nothing, and
+    would import whichever ``analysis`` is installed (another checkout's)."""
+    current = os.environ.get("PYTHONPATH", "")
+    if current.split(os.pathsep)[0] != str(LIBRARY):
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(LIBRARY), current) if p)
+
+
 def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str) -> nbformat.NotebookNode:
     """Execute one notebook with papermill, its kernel started in the notebook's
     folder (relative paths in its parameters resolve from there).
@@ -60,6 +73,7 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str)
     process, and two notebooks built in parallel threads (a campaign's in
     ``notebooks/``, a study's in ``notebooks/papers/``) would start their kernels
     in each other's folder."""
+    kernels_use_this_library()
     try:
         return pm.execute_notebook(
             str(path), str(executed), parameters=params,
