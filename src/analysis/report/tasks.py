@@ -85,17 +85,33 @@ def study_task(notebook: Path, out_root: Path, code: str, echo, failures: list[s
     }
 
 
+def _raw_bytes(campaign: Path) -> int:
+    return sum(p.stat().st_size for p in campaign.rglob("*") if p.is_file())
+
+
+def longest_first(campaigns: list[Path], studies: list[Path]) -> tuple[list[Path], list[Path]]:
+    """The order tasks start in: doit starts them as listed, so the long ones
+    go first and the short ones fill the gaps at the end (with the overview of
+    the studies last, one core idled half a minute at the end of a cold build).
+    Campaigns by raw data size; the studies' overview, which reads every study,
+    before the single studies."""
+    campaigns = sorted(campaigns, key=lambda c: (-_raw_bytes(c), c.name))
+    studies = sorted(studies, key=lambda n: (n.stem[:3].isdigit(), n.stem))
+    return campaigns, studies
+
+
 def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, papers: bool,
                  echo, failures: list[str]) -> Iterator[dict]:
-    """Every task of the report; the index comes last and always runs."""
+    """Every task of the report, longest first; the index comes last and always runs."""
     code = code_fingerprint()
     names = []
+    campaigns, studies = longest_first(campaigns, sorted(pipeline.PAPER_DIR.glob("*.ipynb")) if papers else [])
     for campaign in campaigns:
         task = campaign_task(campaign, out_root, hypotheses_dir, code, echo, failures)
         names.append(task["name"])
         yield task
     if papers:
-        for notebook in sorted(pipeline.PAPER_DIR.glob("*.ipynb")):
+        for notebook in studies:
             task = study_task(notebook, out_root, code, echo, failures)
             names.append(task["name"])
             yield task
