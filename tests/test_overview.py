@@ -1,6 +1,6 @@
-"""The report's campaign overview: the Hoefler & Belli checklist, whose judged
-rules must be able to come out either way (rules 3, 4, 8 and 12 said
-"satisfied" whatever the data)."""
+"""The report's campaign overview: the banner's question and design sentence,
+and the Hoefler & Belli checklist, whose judged rules must be able to come
+out either way (rules 3, 4, 8 and 12 said "satisfied" whatever the data)."""
 
 from pathlib import Path
 
@@ -24,6 +24,20 @@ def demo():
     runs = one_row_per_run(data.runs)
     factors = overview.design_factors(data, runs)
     return data, runs, factors, summaries_by_tool(runs, factors)
+
+
+def test_the_banner_states_question_and_design_in_a_sentence(demo, tmp_path):
+    data, runs, _, _ = demo
+    text = overview.banner(data, runs, ROOT / "data/hypotheses/demo-loopback.yaml")
+    assert text.startswith("## Demo: netperf, iperf3 and D-ITG on loopback")
+    assert "**Question.** On this machine's loopback, do IPv4 and IPv6 differ" in text
+    assert ("**Design.** 180 runs: Tool (ditg, iperf3, netperf) × IP version (IPv4, IPv6) × Transport (TCP, UDP) × "
+            "Packet size (128, 512, 1408); all 36 combinations measured, 5 runs each.") in text
+    plain = tmp_path / "claims.yaml"  # a file without a question: what testing it asks
+    plain.write_text("hypotheses:\n  - {id: A, statement: s, metric: throughput_mbps, "
+                     "compare: {factor: ip_version, levels: [4, 6]}, direction: greater}\n")
+    assert overview.question(data, plain) == "Does the claim of `claims.yaml` hold on these runs?"
+    assert overview.question(data, None).startswith("None stated: no hypothesis file")
 
 
 def test_rule_3_harmonic_means_for_rates(demo):

@@ -45,6 +45,12 @@ def _save(fig: plt.Figure, out: Path, tool: str, metric: str, kind: str) -> Draw
     return Drawn(name, kind, tool, metric, png)
 
 
+def listing(drawn: list[Drawn]) -> pd.DataFrame:
+    """What was drawn, one row per file (tool, metric, kind, file name)."""
+    return pd.DataFrame([(d.tool, d.metric, d.kind, d.png.name) for d in drawn],
+                        columns=["tool", "metric", "kind", "file"])
+
+
 def draw_campaign(runs: pd.DataFrame, factors: list[str], out_dir: str | Path, *, campaign: str,
                   synthetic: bool, anova: pd.DataFrame | None = None) -> list[Drawn]:
     """Draw and save every figure; returns what was drawn, in a stable order.
@@ -108,7 +114,7 @@ def _anova_figures(data: pd.DataFrame, metric: str, factors: list[str], out: Pat
     if fit is None:
         return []
     design, order = fit
-    if table is None:
+    if table is None or abs(table["df"].sum() - (len(data) - 1)) > 1e-6:  # none given, or not of these runs
         table = factorial_anova(data, metric, design, order=order)
     title = f"{tool}: {F.label(metric)} ~ {(' × ' if order > 1 else ' + ').join(design)}"
     drawn = [_save(F.allocation_of_variation(table, title=title, **prov), out, tool, metric, f"variation_{suffix}")]

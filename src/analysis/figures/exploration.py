@@ -134,3 +134,24 @@ def anova_tables(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
     out = pd.concat(parts, ignore_index=True)
     first = ["tool", "block", "metric", "model"]
     return out[[*first, *[c for c in out.columns if c not in first]]]
+
+
+def allocation_summary(anova: pd.DataFrame) -> pd.DataFrame:
+    """One line per model of :func:`anova_tables`: which term explains most of
+    the variation and how much (Jain's allocation), the runner-up, and what the
+    model leaves unexplained (the residual's share)."""
+    columns = ["tool", "metric", "model", "largest term", "share", "next term", "next share", "residual share"]
+    if anova is None or anova.empty:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for (tool, block, metric), part in anova.groupby(["tool", "block", "metric"], sort=False):
+        terms = part[part["term"] != "Residual"].sort_values("share", ascending=False)
+        residual = part.loc[part["term"] == "Residual", "share"]
+        first = terms.iloc[0] if len(terms) else None
+        second = terms.iloc[1] if len(terms) > 1 else None
+        rows.append([tool, metric, f"{part['model'].iloc[0]}: {block}",
+                     first["term"] if first is not None else "", first["share"] if first is not None else float("nan"),
+                     second["term"] if second is not None else "",
+                     second["share"] if second is not None else float("nan"),
+                     residual.iloc[0] if len(residual) else float("nan")])
+    return pd.DataFrame(rows, columns=columns)

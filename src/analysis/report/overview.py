@@ -6,11 +6,12 @@ computing systems": twelve rules for interpretable benchmarking)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from analysis.figures.labels import QUANTITY_SUFFIXES
+from analysis.figures.labels import QUANTITY_SUFFIXES, is_quantity, label, level_label, level_order, name
 from analysis.ingest.campaign import Campaign
 
 NON_DESIGN = {"run", "index", "shard"}
@@ -24,11 +25,74 @@ def design_factors(campaign: Campaign, runs: pd.DataFrame) -> list[str]:
     return [n for n in names if n in runs.columns and n not in NON_DESIGN]
 
 
-def banner(campaign: Campaign) -> str:
-    """A markdown heading: title, description, and SYNTHETIC when it is."""
+def question(campaign: Campaign, hypotheses: str | Path | None = None) -> str:
+    """What the campaign asks: the hypothesis file's ``question``, else what
+    testing its claims asks, else that there is nothing to test."""
+    if not hypotheses or not Path(hypotheses).is_file():
+        return (f"None stated: no hypothesis file, so this report describes the runs without testing a claim "
+                f"(add `data/hypotheses/{campaign.name}.yaml`).")
+    from analysis.verdicts.spec import load_hypotheses, load_question
+
+    asked = load_question(hypotheses)
+    if asked:
+        return asked
+    n = len(load_hypotheses(hypotheses))
+    if n == 1:
+        return f"Does the claim of `{Path(hypotheses).name}` hold on these runs?"
+    return f"Do the {n} claims of `{Path(hypotheses).name}` hold on these runs?"
+
+
+def _levels_text(runs: pd.DataFrame, factor: str) -> str:
+    levels = level_order(runs[factor].dropna().unique())
+    shown = [level_label(factor, v) for v in levels]
+    if len(levels) > 4 and is_quantity(runs, factor):
+        unit = label(factor).rsplit(" (", 1)[-1].rstrip(")") if "(" in label(factor) else ""
+        return f"{len(levels)}: {shown[0]}–{shown[-1]}{f' {unit}' if unit else ''}"
+    if len(levels) > 6:
+        return f"{len(levels)} levels"
+    return ", ".join(shown)
+
+
+def design_sentence(campaign: Campaign, runs: pd.DataFrame) -> str:
+    """The design in one sentence: runs, factors with their levels, cells
+    measured of those the factors span, and runs per cell."""
+    factors = [f for f in design_factors(campaign, runs) if runs[f].nunique(dropna=True) > 1]
+    total = len(runs)
+    if not factors:
+        return f"{total:,} runs of one configuration."
+    cells = runs_per_cell(campaign, runs).iloc[0]
+    spanned = 1
+    for f in factors:
+        spanned *= runs[f].nunique(dropna=True)
+    crossed = " × ".join(f"{name(f)} ({_levels_text(runs, f)})" for f in factors)
+    measured = (f"all {spanned:,} combinations measured" if int(cells["cells"]) >= spanned
+                else f"{int(cells['cells']):,} of the {spanned:,} combinations measured (not every tool or block has every level)")
+    lo, hi = int(cells["runs_min"]), int(cells["runs_max"])
+    per = f"{lo} runs each" if lo == hi else f"{lo}–{hi} runs each"
+    return f"{total:,} runs: {crossed}; {measured}, {per}."
+
+
+def banner(campaign: Campaign, runs: pd.DataFrame | None = None, hypotheses: str | Path | None = None) -> str:
+    """A markdown heading that says what the page is about in four lines:
+    title; real or SYNTHETIC, campaign and testbed; the question; the design in
+    one sentence. The full description is in :func:`about`."""
+    from analysis.ingest.per_run import one_row_per_run
+
     info = campaign.manifest.campaign
-    label = "**SYNTHETIC DATA** — not measured." if info.synthetic else "Real measurements."
-    return f"## {info.title}\n\n{label} Campaign `{campaign.name}`, testbed: {info.testbed or 'not stated'}.\n\n{info.description}"
+    label_ = "**SYNTHETIC DATA** — not measured." if info.synthetic else "Real measurements."
+    runs = one_row_per_run(campaign.runs) if runs is None else runs
+    return (f"## {info.title}\n\n{label_} Campaign `{campaign.name}`, testbed: {info.testbed or 'not stated'}.\n\n"
+            f"**Question.** {question(campaign, hypotheses)}\n\n"
+            f"**Design.** {design_sentence(campaign, runs)}")
+
+
+def about(campaign: Campaign) -> str:
+    """The campaign's description and notes from its manifest, as markdown."""
+    info = campaign.manifest.campaign
+    parts = [info.description or "The manifest has no description."]
+    if info.notes:
+        parts.append(f"*Notes.* {info.notes}")
+    return "\n\n".join(parts)
 
 
 def design_table(campaign: Campaign, runs: pd.DataFrame) -> pd.DataFrame:

@@ -2,6 +2,12 @@
 campaign, turn them into one HTML page per campaign (code hidden), and write
 an index that links every campaign, figure and verdict table.
 
+The notebooks run in flow order (ingest, explore, hypotheses, figures); the
+page reads verdicts first: the banner (question, design in one sentence),
+the verdict table and each claim's figure, the evidence per cell, ANOVA,
+the figures, the exploration, and last, folded, the ingest account with the
+host and tool facts (PAGE_ORDER).
+
 A failing notebook stops the pipeline with the notebook, the cell and the
 error named. Notebooks read the previous step's outputs from disk, so each
 one can also be run alone in JupyterLab.
@@ -9,6 +15,7 @@ one can also be run alone in JupyterLab.
 
 from __future__ import annotations
 
+import copy
 import csv
 import html
 import os
@@ -23,11 +30,17 @@ from analysis import config
 from analysis.errors import ReportError
 
 NOTEBOOK_DIR = config.notebooks_dir()
-NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")
+NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")  # the order they run in
+# The order the page shows them in, and the line a folded part is shown under ("" = open).
+PAGE_ORDER = (("03_hypotheses", ""), ("04_figures", ""), ("02_explore", ""),
+              ("01_ingest", "How the runs were ingested, the host and tools, the design in full (01_ingest)"))
 PAPER_DIR = NOTEBOOK_DIR / "papers"
 HYPOTHESES_DIR = config.hypotheses_dir()
-# Cells the static report leaves out: papermill's parameters, and widgets that need a live kernel.
-REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only"}
+# Cells the static report leaves out: papermill's parameters, widgets that need a live
+# kernel, and what is only for the notebook in JupyterLab (its own title).
+REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only", "notebook-only"}
+# Each campaign notebook starts with the campaign's banner; the page shows it once, at the top.
+BANNER_TAG = "banner"
 # The kernel talks to papermill over loopback TCP and warns, once per notebook, that
 # this is unencrypted; errors still show.
 KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
@@ -84,14 +97,54 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str)
         raise ReportError(f"{label}: notebook {path.stem}, cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
 
 
-def to_html(notebooks: list[nbformat.NotebookNode], title: str) -> str:
-    """One HTML page from the executed notebooks, code hidden."""
+FOLD_STYLE = ("font-size: 1.3em; font-weight: bold; cursor: pointer; margin: 1.5em 0 .5em")
+
+
+def to_html(notebooks: list[nbformat.NotebookNode], title: str, folded: dict[int, str] | None = None) -> str:
+    """One HTML page from the executed notebooks in the order given, code
+    hidden, the banner once; notebook ``i`` in ``folded`` starts closed in a
+    ``<details>`` under the line ``folded[i]``."""
+    folded = folded or {}
     merged = nbformat.v4.new_notebook(metadata=notebooks[0].metadata)
-    for nb in notebooks:
-        merged.cells.extend(c for c in nb.cells if not REPORT_SKIPS_TAGS & set(c.metadata.get("tags", [])))
+    starts: list[tuple[int, str]] = []  # (notebook, id of its first cell on the page)
+    banner_shown = False
+    for i, nb in enumerate(notebooks):
+        first = None
+        for j, cell in enumerate(nb.cells):
+            tags = set(cell.metadata.get("tags", []))
+            if REPORT_SKIPS_TAGS & tags or (BANNER_TAG in tags and banner_shown):
+                continue
+            banner_shown |= BANNER_TAG in tags
+            cell = copy.deepcopy(cell)
+            cell["id"] = f"n{i}-{cell.get('id') or j}"  # unique on the page, an anchor to fold at
+            merged.cells.append(cell)
+            first = first or cell["id"]
+        if first:
+            starts.append((i, first))
     merged.metadata["title"] = title
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     body, _ = exporter.from_notebook_node(merged)
+    return _fold(body, starts, folded)
+
+
+def _cell_start(body: str, cell_id: str) -> int:
+    """Where the ``<div>`` of the cell with this id opens in the exported page."""
+    return body.rfind("<div", 0, body.index(f'id="cell-id={cell_id}"'))
+
+
+def _fold(body: str, starts: list[tuple[int, str]], folded: dict[int, str]) -> str:
+    """Wrap each folded notebook's cells (from its first cell to the next
+    notebook's, or the end of the page) in ``<details>``; last first, so the
+    positions found earlier stay right."""
+    for k in reversed(range(len(starts))):
+        notebook, cell_id = starts[k]
+        if notebook not in folded:
+            continue
+        begin = _cell_start(body, cell_id)
+        end = _cell_start(body, starts[k + 1][1]) if k + 1 < len(starts) else body.rindex("</main>")
+        summary = f"<summary style='{FOLD_STYLE}'>{html.escape(folded[notebook])}</summary>"
+        body = (body[:begin] + f"<details class='netrepro-folded'>{summary}" + body[begin:end] + "</details>\n"
+                + body[end:])
     return body
 
 
@@ -103,13 +156,15 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
     executed_dir = out_dir / "notebooks"
     executed_dir.mkdir(parents=True, exist_ok=True)
     params = parameters_for(campaign_dir, out_dir, hypotheses_dir)
-    executed = []
+    executed = {}
     for name in NOTEBOOKS:
         echo(f"  {campaign_dir.name}: {name}")
-        executed.append(run_notebook(NOTEBOOK_DIR / f"{name}.ipynb", params, executed_dir / f"{name}.ipynb", campaign_dir.name))
+        executed[name] = run_notebook(NOTEBOOK_DIR / f"{name}.ipynb", params, executed_dir / f"{name}.ipynb",
+                                      campaign_dir.name)
     title = f"netrepro report: {campaign_dir.name}" + (" (SYNTHETIC DATA)" if synthetic else "")
     page = out_dir / "report.html"
-    page.write_text(to_html(executed, title))
+    page.write_text(to_html([executed[name] for name, _ in PAGE_ORDER], title,
+                            {i: summary for i, (_, summary) in enumerate(PAGE_ORDER) if summary}))
     (out_dir / "SYNTHETIC").unlink(missing_ok=True)
     if synthetic:  # the index labels it, even when it is rebuilt from what is on disk
         (out_dir / "SYNTHETIC").write_text("this campaign's data is synthetic\n")
@@ -160,6 +215,8 @@ def verdict_counts(r: CampaignReport) -> dict[str, int]:
 
 def _metric_of(figure: Path) -> str:
     name = figure.stem.lower()
+    if name.startswith("claim_"):
+        return "the claims"
     return next((w for w in METRIC_WORDS if w in name), "other")
 
 
@@ -168,8 +225,9 @@ def _card(r: CampaignReport, out_root: Path) -> list[str]:
     label = " <strong>(SYNTHETIC DATA)</strong>" if r.synthetic else ""
     counts = verdict_counts(r)
     summary = ", ".join(f"{n} {v}" for v, n in counts.items()) or "no verdict table"
-    thumb = (f"<a href='{rel(r.html)}'><img class='thumb' src='{rel(r.figures[0])}' alt='headline figure of "
-             f"{html.escape(r.campaign)}'></a>") if r.figures else ""
+    headline = next((f for f in r.figures if f.stem.startswith("claim_")), r.figures[0] if r.figures else None)
+    thumb = (f"<a href='{rel(r.html)}'><img class='thumb' src='{rel(headline)}' alt='headline figure of "
+             f"{html.escape(r.campaign)}'></a>") if headline else ""
     parts = [f"<section class='card' id='{html.escape(r.campaign)}'>{thumb}",
              f"<h3><a href='{rel(r.html)}'>{html.escape(r.campaign)}</a>{label}</h3>",
              f"<p class='verdicts'>{html.escape(summary)}</p>"]

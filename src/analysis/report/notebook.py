@@ -1,0 +1,49 @@
+"""The start every campaign notebook shares (01_ingest … 04_figures)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+from IPython.display import Markdown, display
+
+from analysis.ingest.campaign import Campaign, load_campaign
+from analysis.ingest.per_run import one_row_per_run
+from analysis.report import overview
+
+# How the report's tables print: long cell tables whole, four significant decimals.
+DISPLAY_OPTIONS = {"display.max_rows": 400, "display.max_columns": 30, "display.width": 200, "display.precision": 4}
+
+
+class NotebookStart(NamedTuple):
+    """What a campaign notebook works on."""
+
+    data: Campaign  # the campaign as loaded: runs, intervals, manifest, ingest account
+    runs: pd.DataFrame  # one row per run (each metric from the side that measured it)
+    factors: list[str]  # the design factors present in the runs (not the replicate counter)
+
+
+def setup(campaign: str | Path, hypotheses: str | Path | None = None) -> NotebookStart:
+    """Start a campaign notebook on the campaign folder ``campaign``.
+
+    Sets pandas' display options for the report's tables, loads the campaign
+    (re-ingesting only when its raw files or manifest changed, see
+    :func:`~analysis.ingest.campaign.load_campaign`), reduces it to one row per
+    run, finds the design factors, and shows the campaign's banner — title,
+    SYNTHETIC or real, testbed, the question (from the hypothesis file, when
+    given) and the design in one sentence — as the notebook's heading. The
+    report page shows the banner of its first notebook only.
+
+    Returns ``(data, runs, factors)``; in a notebook, after the parameters cell::
+
+        from analysis.report.notebook import setup
+        data, runs, factors = setup(campaign, hypotheses)
+    """
+    for option, value in DISPLAY_OPTIONS.items():
+        pd.set_option(option, value)
+    data = load_campaign(campaign)
+    runs = one_row_per_run(data.runs)
+    factors = overview.design_factors(data, runs)
+    display(Markdown(overview.banner(data, runs, hypotheses)))
+    return NotebookStart(data, runs, factors)
