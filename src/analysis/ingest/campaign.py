@@ -48,6 +48,13 @@ def processed_dir_for(raw_dir: Path) -> Path:
 MANIFEST_COPY = "manifest.json"
 
 
+def _write_manifest_copy(manifest: Manifest, out: Path, current: str) -> None:
+    copy = out / MANIFEST_COPY
+    tmp = copy.with_name(f".{MANIFEST_COPY}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"fingerprint": current, "manifest": manifest.model_dump(mode="json")}))
+    tmp.replace(copy)  # whole or not at all, for a reader in another kernel
+
+
 def _manifest(raw_dir: Path, out: Path, current: str) -> Manifest:
     """The campaign's manifest, from the validated copy kept beside the tables
     when it was made from these raw files (the fingerprint covers the
@@ -62,9 +69,7 @@ def _manifest(raw_dir: Path, out: Path, current: str) -> Manifest:
     except (OSError, ValueError, KeyError, TypeError, ValidationError):
         pass
     manifest = load_manifest(raw_dir)
-    tmp = copy.with_name(f".{MANIFEST_COPY}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"fingerprint": current, "manifest": manifest.model_dump(mode="json")}))
-    tmp.replace(copy)  # whole or not at all, for a reader in another kernel
+    _write_manifest_copy(manifest, out, current)
     return manifest
 
 
@@ -75,7 +80,9 @@ def load_campaign(path: str | Path, processed: str | Path | None = None, strict:
     current = fingerprint(raw_dir)
     stored = json.loads(report_path.read_text()) if report_path.is_file() else {}
     if stored.get("fingerprint") != current:
-        write_outputs(ingest_campaign(raw_dir, strict=strict), out)
+        result = ingest_campaign(raw_dir, strict=strict)
+        write_outputs(result, out)
+        _write_manifest_copy(result.manifest, out, current)  # ingest parsed it already
         stored = json.loads(report_path.read_text())
     return Campaign(
         name=raw_dir.name,
