@@ -211,3 +211,21 @@ def test_a_study_reproduction_runs_headless(tmp_path):
     assert report.html == tmp_path / "papers" / "002_6c0e8c5c95705e2f" / "report.html"
     assert report.figures and report.tables
     assert "002_6c0e8c5c95705e2f" in report.html.read_text()
+
+
+def test_a_shared_kernel_gives_each_notebook_an_empty_namespace(tmp_path):
+    """The four notebooks of a campaign share one kernel (imports once), but
+    none may lean on another's variables: each starts cleared, counting from 1."""
+    import nbformat
+
+    from analysis.report.pipeline import SharedKernel, run_notebook
+
+    for name, source in (("first", "x = 41"), ("second", "x + 1")):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    with SharedKernel(tmp_path) as kernel:
+        first = run_notebook(tmp_path / "first.ipynb", {}, tmp_path / "first.out.ipynb", "t", kernel)
+        assert first.cells[0].execution_count == 1
+        with pytest.raises(ReportError, match=r"t: notebook second, cell 1: NameError: name 'x' is not defined"):
+            run_notebook(tmp_path / "second.ipynb", {}, tmp_path / "second.out.ipynb", "t", kernel)
