@@ -13,6 +13,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -54,7 +55,7 @@ def draw_claims(runs: pd.DataFrame, hypotheses, out_dir: str | Path, *, campaign
         x = hyp.interaction or hyp.per
         verdict = verdict_of.get(hyp.id)
         title = textwrap.fill(f"{hyp.id}{f' ({verdict})' if verdict else ''}: {hyp.statement}", 75)
-        prov = {"campaign": campaign, "synthetic": synthetic, "factors": [f for f in factors if f != "tool"],
+        prov: dict[str, Any] = {"campaign": campaign, "synthetic": synthetic, "factors": [f for f in factors if f != "tool"],
                 "title": title}
         if x and F.is_quantity(data, x):
             fig = F.metric_vs_size(data, hyp.metric, x, [factor], **prov)

@@ -16,6 +16,7 @@ why (no stale figure stays on screen, no figure is left open).
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -55,7 +56,7 @@ def draw(runs: pd.DataFrame, tool: str, metric: str, x: str, hue: str | None, ki
     data = data[data["tool"] == tool].dropna(subset=[metric, x])
     if data.empty:
         raise ValueError(f"{tool} has no successful run with a value of {metric} and a level of {x}")
-    prov = {"campaign": campaign, "synthetic": synthetic,
+    prov: dict[str, Any] = {"campaign": campaign, "synthetic": synthetic,
             "factors": [f for f in (factors if factors is not None else []) if f != "tool"]}
     open_before = set(plt.get_fignums())
     try:

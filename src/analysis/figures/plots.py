@@ -53,8 +53,8 @@ def caption(fig: plt.Figure, campaign: str, synthetic: bool, note: str = "") -> 
 def pooled_over(runs: pd.DataFrame, shown: Sequence[str | None], factors: Sequence[str]) -> list[str]:
     """The factors of the design that vary in ``runs`` but a figure does not
     show: its means and boxes pool the runs of all their levels."""
-    shown = {f for f in shown if f}
-    return [f for f in factors if f not in shown and f in runs and runs[f].nunique(dropna=True) > 1]
+    drawn = {f for f in shown if f}
+    return [f for f in factors if f not in drawn and f in runs and runs[f].nunique(dropna=True) > 1]
 
 
 def _notes(what: str, pooled: Sequence[str], clipped: bool = False) -> str:
@@ -153,7 +153,7 @@ def difference_by_size(runs: pd.DataFrame, metric: str, factor: str, a, b, size:
         for colour, (key, cell) in zip(colours, table.groupby("group", dropna=False)):
             err = np.vstack([cell["diff"] - cell["lo"], cell["hi"] - cell["diff"]])
             ax.errorbar(cell[size], cell["diff"], yerr=err, marker="o", capsize=3, color=colour,
-                        label=None if key is None or pd.isna(key) else level_label(by, key))
+                        label=None if by is None or pd.isna(key) else level_label(by, key))
         ax.set_xticks(sorted(table[size].unique()))
         if by:
             ax.legend(title=label(by), fontsize=8)
