@@ -131,11 +131,11 @@ def test_the_caption_names_the_factors_a_mean_pools_over(demo):
     runs, factors = demo
     fig = draw(runs, "iperf3", "throughput_mbps", "packet_size_bytes", "ip_version", "means",
                campaign="demo-loopback", synthetic=False, factors=factors)
-    caption = fig.texts[-1].get_text()
+    caption = " ".join(fig.texts[-1].get_text().split())  # wrapped to the figure's width
     assert "Pooled over all levels of Transport (not shown)" in caption
     fig2 = draw(runs, "iperf3", "throughput_mbps", "packet_size_bytes", "transport", "means",
                 campaign="demo-loopback", synthetic=False, factors=factors)
-    assert "Pooled over all levels of IP version (not shown)" in fig2.texts[-1].get_text()
+    assert "Pooled over all levels of IP version (not shown)" in " ".join(fig2.texts[-1].get_text().split())
     plt.close("all")
 
 

@@ -41,9 +41,10 @@ def test_each_claim_gets_its_figure_with_its_verdict(tmp_path):
     factors = overview.design_factors(data, runs)
     hypotheses = ROOT / "data/hypotheses/demo-loopback.yaml"
     verdicts = evaluate_hypotheses(runs, hypotheses)
+    open_before = plt.get_fignums()
     claims = draw_claims(runs, hypotheses, tmp_path, campaign=data.name, synthetic=False, factors=factors,
                          verdicts=verdicts)
     assert [c.id for c in claims] == list(verdicts["id"])
     assert all(c.png.is_file() and c.png.name == f"claim_{c.id}_{c.metric}.png" for c in claims)
     assert claims[0].caption == f"**D1 — {verdicts['verdict'][0]}**: {verdicts['statement'][0]}"
-    assert plt.get_fignums() == []  # every figure saved and closed
+    assert plt.get_fignums() == open_before  # every figure saved and closed
