@@ -116,13 +116,24 @@ def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None,
 
 
 def load_hypotheses(path: str | Path) -> list[Hypothesis]:
-    """Read a YAML file: ``hypotheses: [...]`` (+ optional ``defaults``) or a list."""
+    """Read a YAML file: ``hypotheses: [...]`` (+ optional ``defaults`` and
+    ``question``, see :func:`load_question`) or a list."""
     doc = read_yaml(path, HypothesisError)
     if isinstance(doc, list):
         return parse_hypotheses(doc, origin=str(path))
     if not isinstance(doc, Mapping) or not isinstance(doc.get("hypotheses"), list):
         raise HypothesisError(f"{path}: expected a list or a mapping with a 'hypotheses' list")
     return parse_hypotheses(doc["hypotheses"], doc.get("defaults"), origin=str(path))
+
+
+def load_question(path: str | Path) -> str:
+    """The question a hypothesis file asks of its campaign (top-level
+    ``question:``; the report leads with it), or "" when it states none."""
+    doc = read_yaml(path, HypothesisError)
+    question = doc.get("question", "") if isinstance(doc, Mapping) else ""
+    if not isinstance(question, str):
+        raise HypothesisError(f"{path}: key 'question': expected text, got {type(question).__name__}")
+    return question.strip()
 
 
 def as_hypotheses(path_or_specs) -> list[Hypothesis]:
