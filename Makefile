@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.netrepro-installed
 CAMPAIGNS ?= $(wildcard data/raw/*/manifest.yaml)
 
-.PHONY: setup system report test fuzz bench collect notebooks clean
+.PHONY: setup system report test fuzz bench collect notebooks lab clean
 
 setup: system $(STAMP)
 
@@ -37,9 +37,21 @@ test: setup
 fuzz: setup
 	HYPOTHESIS_PROFILE=dev $(BIN)/python -m pytest tests/parsers/test_fuzz.py -q -s -W error::RuntimeWarning
 
-# Re-execute the committed notebooks in place on the bundled data (what nbval checks).
+# Re-execute the committed notebooks in place on the bundled data (what nbval checks),
+# then save them as JupyterLab would (no run timings, Lab's kernel name), so that
+# opening one in JupyterLab leaves git clean.
 notebooks: setup
-	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.store_widget_state=False 0*.ipynb
+	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	  --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.record_timing=False 0*.ipynb
+	$(BIN)/python scripts/clean_notebooks.py notebooks/0*.ipynb
+
+# JupyterLab on notebooks/, for a user or root (Jupyter refuses root without
+# --allow-root, so it is passed only then). LAB_ARGS adds options, e.g.
+# LAB_ARGS="--no-browser --port 8899"; LAB_IP=0.0.0.0 listens beyond this machine.
+LAB_IP ?= 127.0.0.1
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=$(LAB_IP) \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 bench: setup
 	$(BIN)/python benchmarks/run.py

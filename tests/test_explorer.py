@@ -8,7 +8,7 @@ import pytest
 
 from analysis.report import overview
 from analysis.ingest.campaign import load_campaign
-from analysis.figures.explorer import Explorer, draw, varying_factors
+from analysis.figures.explorer import KINDS, Explorer, draw, varying_factors
 from analysis.ingest.per_run import one_row_per_run
 
 DEMO = Path(__file__).resolve().parents[1] / "data/raw/demo-loopback"
@@ -75,11 +75,80 @@ def test_a_selection_without_data_is_said_in_the_widget(demo):
     ex.tool.value = "netperf"
     ex.metric.value = "throughput_mbps"
     ex.x.value = "transport"
-    shown = bytes(ex.image.value)
+    assert bytes(ex.image.value).startswith(b"\x89PNG")
     ex.x.options = [*ex.x.options, "application"]  # a factor netperf has no level of
     ex.x.value = "application"
     assert ex.message.value == "the runs have no column application"
-    assert bytes(ex.image.value) == shown  # the last good figure stays on screen
+    # no figure of another selection stays on screen under the message
+    assert bytes(ex.image.value) == b"" and ex.image.layout.display == "none" and ex.figure is None
+    ex.x.value = "transport"
+    assert ex.message.value == "" and ex.image.layout.display is None and bytes(ex.image.value)
+
+
+def test_every_combination_of_the_dropdowns_draws_and_closes_its_figure(demo, monkeypatch):
+    """All 336 selections of the demo (tool × metric × x × colour × kind):
+    none fails (colour "(none)" or = x with a size on the x axis raised
+    "Grouper ... not 1-dimensional" and left a figure open)."""
+    from matplotlib.figure import Figure
+
+    runs, factors = demo
+    plt.close("all")
+    ex = Explorer(runs, factors, campaign="demo-loopback", synthetic=False)
+    # what is tested is the drawing; writing 336 PNGs would only add time
+    monkeypatch.setattr(Figure, "savefig", lambda self, buffer, **kw: buffer.write(b"\x89PNG stub"))
+    drawn, failed = 0, []
+    for tool in ex.tool.options:
+        ex.tool.value = tool
+        combos = [(m, x, h, k) for m in ex.metric.options for x in ex.x.options for h in ex.hue.options for k in KINDS]
+        for metric, x, hue, kind in combos:
+            ex._quiet = True  # set all four, then draw once
+            ex.metric.value, ex.x.value, ex.hue.value, ex.kind.value = metric, x, hue, kind
+            ex._quiet = False
+            ex.redraw()
+            drawn += 1
+            if ex.message.value or ex.figure is None:
+                failed.append((tool, metric, x, hue, kind, ex.message.value))
+    assert drawn == 336 and failed == []
+    assert plt.get_fignums() == []  # every figure drawn was closed
+
+
+def test_ip_version_is_a_category_and_labelled_alike_everywhere(demo):
+    runs, factors = demo
+    prov = {"campaign": "demo-loopback", "synthetic": False, "factors": factors}
+    bars = draw(runs, "iperf3", "throughput_mbps", "ip_version", None, "means", **prov)
+    ax = bars.axes[0]
+    assert len(ax.patches) == 2  # a bar per IP version ...
+    assert [l for l in ax.lines if l.get_linestyle() not in ("None", "none", "", " ")] == []  # ... no line from 4 to 6
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["IPv4", "IPv6"]
+    boxes = draw(runs, "iperf3", "throughput_mbps", "packet_size_bytes", "ip_version", "distribution", **prov)
+    assert [t.get_text() for t in boxes.axes[0].get_legend().get_texts()] == ["IPv4", "IPv6"]
+    lines = draw(runs, "iperf3", "throughput_mbps", "packet_size_bytes", "ip_version", "means", **prov)
+    assert [t.get_text() for t in lines.axes[0].get_legend().get_texts()] == ["IPv4", "IPv6"]
+    plt.close("all")
+
+
+def test_the_caption_names_the_factors_a_mean_pools_over(demo):
+    runs, factors = demo
+    fig = draw(runs, "iperf3", "throughput_mbps", "packet_size_bytes", "ip_version", "means",
+               campaign="demo-loopback", synthetic=False, factors=factors)
+    caption = " ".join(fig.texts[-1].get_text().split())  # wrapped to the figure's width
+    assert "Pooled over all levels of Transport (not shown)" in caption
+    fig2 = draw(runs, "iperf3", "throughput_mbps", "packet_size_bytes", "transport", "means",
+                campaign="demo-loopback", synthetic=False, factors=factors)
+    assert "Pooled over all levels of IP version (not shown)" in " ".join(fig2.texts[-1].get_text().split())
+    plt.close("all")
+
+
+def test_the_figure_fits_the_output_area(demo):
+    import io
+
+    from PIL import Image
+
+    runs, factors = demo
+    ex = Explorer(runs, factors, campaign="demo-loopback", synthetic=False)
+    width, _ = Image.open(io.BytesIO(bytes(ex.image.value))).size
+    assert width <= 720  # pixels at 100 dpi, as the report's figures
+    assert ex.image.layout.width == "100%" and ex.image.layout.max_width == "720px"  # shrinks, never grows
 
 
 def test_a_choice_the_next_tool_offers_too_is_kept():

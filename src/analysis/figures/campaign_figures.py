@@ -4,9 +4,13 @@ For each tool and metric: the metric against size (one line per combination
 of the other factors), the IPv4 − IPv6 difference per size when the design
 has both, the distribution of runs per cell, and — from a factorial ANOVA —
 the allocation of variation and a residual QQ plot. File names are stable:
-``<tool>_<metric>_<kind>.png/.svg``. A campaign whose design has blocks
+``<tool>_<metric>_<kind>.png``. A campaign whose design has blocks
 (frame sizes for one set of runs, applications for another) gets its
 figures per block.
+
+The ANOVA tables are the ones 03_hypotheses computed and saved
+(:func:`analysis.figures.exploration.anova_tables`); passed in as ``anova``
+they are not fitted a second time.
 """
 
 from __future__ import annotations
@@ -37,17 +41,26 @@ def _varying(part: pd.DataFrame, factors: list[str], exclude: tuple[str, ...]) -
 
 def _save(fig: plt.Figure, out: Path, tool: str, metric: str, kind: str) -> Drawn:
     name = f"{tool}_{metric}_{kind}"
-    png, _ = F.save(fig, out, name)
+    png = F.save(fig, out, name)[0]
     return Drawn(name, kind, tool, metric, png)
 
 
+def listing(drawn: list[Drawn]) -> pd.DataFrame:
+    """What was drawn, one row per file (tool, metric, kind, file name)."""
+    return pd.DataFrame([(d.tool, d.metric, d.kind, d.png.name) for d in drawn],
+                        columns=["tool", "metric", "kind", "file"])
+
+
 def draw_campaign(runs: pd.DataFrame, factors: list[str], out_dir: str | Path, *, campaign: str,
-                  synthetic: bool) -> list[Drawn]:
-    """Draw and save every figure; returns what was drawn, in a stable order."""
+                  synthetic: bool, anova: pd.DataFrame | None = None) -> list[Drawn]:
+    """Draw and save every figure; returns what was drawn, in a stable order.
+    ``anova``: the table of :func:`~analysis.figures.exploration.anova_tables`
+    on the same runs (fitted here where it has no rows for a tool and metric)."""
     F.apply_style()
     out = Path(out_dir)
     drawn: list[Drawn] = []
     prov: F.Provenance = {"campaign": campaign, "synthetic": synthetic}
+    fitted = _by_model(anova)
     for tool, part in ok_runs(runs).groupby("tool", sort=True):
         for present, block in blocks(part, factors):
             size = size_factor(present)
@@ -56,44 +69,57 @@ def draw_campaign(runs: pd.DataFrame, factors: list[str], out_dir: str | Path, *
                 data = block.dropna(subset=[metric])
                 if data[metric].nunique() < 2:
                     continue  # a constant (e.g. no loss in any run) has nothing to draw
-                drawn.extend(_block_figures(data, metric, size, others, present, out, tool, prov))
+                table = fitted.get((tool, ", ".join(present), metric))
+                drawn.extend(_block_figures(data, metric, size, others, present, out, tool, prov, table))
     return drawn
 
 
+def _by_model(anova: pd.DataFrame | None) -> dict[tuple[str, str, str], pd.DataFrame]:
+    """An anova_tables table split per (tool, block, metric)."""
+    if anova is None or anova.empty:
+        return {}
+    return {key: part for key, part in anova.groupby(["tool", "block", "metric"], sort=False)}
+
+
 def _block_figures(data: pd.DataFrame, metric: str, size: str | None, others: list[str], present: list[str],
-                   out: Path, tool: str, prov: F.Provenance) -> list[Drawn]:
+                   out: Path, tool: str, prov: F.Provenance, anova: pd.DataFrame | None = None) -> list[Drawn]:
     drawn: list[Drawn] = []
     hue: str | None
+    design = [f for f in present if f != "tool"]
     others = sorted(others, key=lambda f: -data[f].nunique())  # the factor with most levels on the x axis
     if size:
-        fig = F.metric_vs_size(data, metric, size, others[:2] or [size], **prov)
+        fig = F.metric_vs_size(data, metric, size, others[:2], factors=design, **prov)
         drawn.append(_save(fig, out, tool, metric, f"vs_{size}"))
         if "ip_version" in others and set(data["ip_version"].dropna()) >= {4, 6}:
             by = next((f for f in others if f != "ip_version"), None)
-            fig = F.difference_by_size(data, metric, "ip_version", 4, 6, size, by=by, **prov)
+            fig = F.difference_by_size(data, metric, "ip_version", 4, 6, size, by=by, factors=design, **prov)
             drawn.append(_save(fig, out, tool, metric, f"ipv4_minus_ipv6_by_{size}"))
     elif others:
         hue = others[1] if len(others) > 1 else None  # one varying factor: bars without a hue
-        drawn.append(_save(F.grouped_bars(data, metric, others[0], hue, **prov), out, tool, metric, f"bars_by_{others[0]}"))
+        drawn.append(_save(F.grouped_bars(data, metric, others[0], hue, factors=design, **prov), out, tool, metric,
+                           f"bars_by_{others[0]}"))
     x = size or (others[0] if others else None)
     if x:
         hue = next((f for f in others if f != x), None)
-        drawn.append(_save(F.distributions(data, metric, x, hue, **prov), out, tool, metric, f"distribution_by_{x}"))
-    drawn.extend(_anova_figures(data, metric, present, out, tool, prov, suffix=f"by_{x}" if x else "all"))
+        drawn.append(_save(F.distributions(data, metric, x, hue, factors=design, **prov), out, tool, metric,
+                           f"distribution_by_{x}"))
+    drawn.extend(_anova_figures(data, metric, present, out, tool, prov, suffix=f"by_{x}" if x else "all",
+                                table=anova))
     return drawn
 
 
 def _anova_figures(data: pd.DataFrame, metric: str, factors: list[str], out: Path, tool: str, prov: F.Provenance,
-                   suffix: str) -> list[Drawn]:
+                   suffix: str, table: pd.DataFrame | None = None) -> list[Drawn]:
     """Allocation of variation and residual QQ plot, when the runs allow a model."""
     fit = anova_design(data, factors, metric)
     if fit is None:
         return []
     design, order = fit
-    table = factorial_anova(data, metric, design, order=order)
+    if table is None or abs(table["df"].sum() - (len(data) - 1)) > 1e-6:  # none given, or not of these runs
+        table = factorial_anova(data, metric, design, order=order)
     title = f"{tool}: {F.label(metric)} ~ {(' × ' if order > 1 else ' + ').join(design)}"
     drawn = [_save(F.allocation_of_variation(table, title=title, **prov), out, tool, metric, f"variation_{suffix}")]
-    cells = data[design].astype(str).agg("|".join, axis=1)
+    cells = data.groupby(design, dropna=False).ngroup()
     qq = qq_data(group_residuals(data[metric].to_numpy(), cells.to_numpy()))
     drawn.append(_save(F.qq_plot(qq, title=title, **prov), out, tool, metric, f"qq_{suffix}"))
     return drawn

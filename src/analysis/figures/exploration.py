@@ -72,19 +72,20 @@ def drift(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
 def outliers(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
     """Runs outside Tukey's fences (1.5 IQR beyond the quartiles) of their
     cell, per tool and metric: candidates to look at, never to drop silently."""
-    rows = []
+    parts = []
     by = [f for f in factors if f != "tool"]
     for tool, part in ok_runs(runs).groupby("tool", sort=True):
         for metric in metrics_of(part):
             data = part.dropna(subset=[metric])
             grouped = data.groupby(by, dropna=False)[metric] if by else data.groupby(lambda _: 0)[metric]
-            q1, q3 = grouped.transform(lambda s: s.quantile(0.25)), grouped.transform(lambda s: s.quantile(0.75))
+            q1, q3 = grouped.transform("quantile", 0.25), grouped.transform("quantile", 0.75)  # no lambda per cell
             iqr = q3 - q1
             flagged = data[(data[metric] < q1 - 1.5 * iqr) | (data[metric] > q3 + 1.5 * iqr)]
-            for _, r in flagged.iterrows():
-                rows.append({"tool": tool, "metric": metric, "source_path": r["source_path"], "value": r[metric],
-                             **{f: r[f] for f in by}})
-    return pd.DataFrame(rows, columns=["tool", "metric", "source_path", "value", *by])
+            parts.append(flagged.assign(tool=tool, metric=metric, value=flagged[metric])[
+                ["tool", "metric", "source_path", "value", *by]])
+    columns = ["tool", "metric", "source_path", "value", *by]
+    parts = [p for p in parts if not p.empty]
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
 
 
 def anova_design(data: pd.DataFrame, factors: list[str], metric: str) -> tuple[list[str], int] | None:
@@ -133,3 +134,24 @@ def anova_tables(runs: pd.DataFrame, factors: list[str]) -> pd.DataFrame:
     out = pd.concat(parts, ignore_index=True)
     first = ["tool", "block", "metric", "model"]
     return out[[*first, *[c for c in out.columns if c not in first]]]
+
+
+def allocation_summary(anova: pd.DataFrame) -> pd.DataFrame:
+    """One line per model of :func:`anova_tables`: which term explains most of
+    the variation and how much (Jain's allocation), the runner-up, and what the
+    model leaves unexplained (the residual's share)."""
+    columns = ["tool", "metric", "model", "largest term", "share", "next term", "next share", "residual share"]
+    if anova is None or anova.empty:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for (tool, block, metric), part in anova.groupby(["tool", "block", "metric"], sort=False):
+        terms = part[part["term"] != "Residual"].sort_values("share", ascending=False)
+        residual = part.loc[part["term"] == "Residual", "share"]
+        first = terms.iloc[0] if len(terms) else None
+        second = terms.iloc[1] if len(terms) > 1 else None
+        rows.append([tool, metric, f"{part['model'].iloc[0]}: {block}",
+                     first["term"] if first is not None else "", first["share"] if first is not None else float("nan"),
+                     second["term"] if second is not None else "",
+                     second["share"] if second is not None else float("nan"),
+                     residual.iloc[0] if len(residual) else float("nan")])
+    return pd.DataFrame(rows, columns=columns)

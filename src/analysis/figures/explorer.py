@@ -4,6 +4,13 @@ factors on the x axis and in colour, and see the campaign's runs drawn.
 The drawing is a plain function (:func:`draw`), so it is tested without a
 browser; :class:`Explorer` only wires ipywidgets dropdowns to it. A headless
 run (papermill, nbval) builds the widget but nothing renders it.
+
+Every combination of the dropdowns draws: a size (a quantity) on the x axis
+gives lines, any other factor — ip_version included — bars or boxes per
+level; colour "(none)" or the x factor itself gives one series. Levels are
+labelled as in the report's figures, the caption names the factors a mean
+pools over, and a selection that cannot be drawn clears the figure and says
+why (no stale figure stays on screen, no figure is left open).
 """
 
 from __future__ import annotations
@@ -25,29 +32,43 @@ def varying_factors(runs: pd.DataFrame, factors: list[str]) -> list[str]:
     return [f for f in factors if f in runs and runs[f].nunique(dropna=True) > 1]
 
 
-def _is_numeric(series: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(series.dropna())
+# Pixels of the PNG the widget shows; the widget scales it down to the
+# output area's width, never up, so the axes stay on screen.
+WIDGET_DPI = 100
+WIDGET_MAX_WIDTH = "720px"
 
 
 def draw(runs: pd.DataFrame, tool: str, metric: str, x: str, hue: str | None, kind: str, *,
-         campaign: str, synthetic: bool) -> plt.Figure:
-    """One figure of one tool's runs: means with 95% CIs (lines over a numeric
-    x such as a size, bars over a categorical one) or the distribution of runs."""
+         campaign: str, synthetic: bool, factors: list[str] | None = None) -> plt.Figure:
+    """One figure of one tool's runs: means with 95% CIs (lines over a size,
+    bars over any other factor) or the distribution of runs. ``hue`` None or
+    equal to ``x``: one series. ``factors``: the design, so the caption names
+    the factors the means pool over (default: every factor column of the runs
+    that varies for this tool). A figure half-drawn when an error stops it is closed."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
     missing = [c for c in (metric, x, hue) if c is not None and c not in runs]
     if missing:
         raise ValueError(f"the runs have no column {', '.join(missing)}")
+    hue = None if hue == x else hue
     data = ok_runs(runs)
     data = data[data["tool"] == tool].dropna(subset=[metric, x])
     if data.empty:
         raise ValueError(f"{tool} has no successful run with a value of {metric} and a level of {x}")
     prov: F.Provenance = {"campaign": campaign, "synthetic": synthetic}
-    if kind == "distribution":
-        return F.distributions(data, metric, x, hue, **prov)
-    if _is_numeric(data[x]):
-        return F.metric_vs_size(data, metric, x, [hue] if hue else [x], **prov)
-    return F.grouped_bars(data, metric, x, hue, **prov)
+    design = [f for f in (factors if factors is not None else []) if f != "tool"]
+    open_before = set(plt.get_fignums())
+    try:
+        F.apply_style()
+        if kind == "distribution":
+            return F.distributions(data, metric, x, hue, factors=design, **prov)
+        if F.is_quantity(data, x):
+            return F.metric_vs_size(data, metric, x, [hue] if hue else [], factors=design, **prov)
+        return F.grouped_bars(data, metric, x, hue, factors=design, **prov)
+    except Exception:
+        for number in set(plt.get_fignums()) - open_before:
+            plt.close(number)
+        raise
 
 
 def _default_x(runs: pd.DataFrame, factors: list[str]) -> str | None:
@@ -78,7 +99,8 @@ class Explorer:
         self.x = widgets.Dropdown(description="x axis")
         self.hue = widgets.Dropdown(description="colour")
         self.kind = widgets.ToggleButtons(description="show", options=KINDS)
-        self.image = widgets.Image(format="png")
+        self.image = widgets.Image(format="png", layout=widgets.Layout(
+            width="100%", max_width=WIDGET_MAX_WIDTH, height="auto", object_fit="contain"))
         self.message = widgets.Label()
         self._refresh_options()
         self.tool.observe(self._on_tool, names="value")
@@ -120,19 +142,26 @@ class Explorer:
 
     def redraw(self) -> None:
         """Draw the selection into the image (an Image widget, not an Output
-        capture, so a headless run keeps no widget state)."""
+        capture, so a headless run keeps no widget state). A selection that
+        cannot be drawn hides the image and says why."""
         hue = None if self.hue.value in (NO_HUE, self.x.value) else self.hue.value
         try:
             fig = draw(self.runs, self.tool.value, self.metric.value, self.x.value, hue, self.kind.value,
-                       campaign=self.campaign, synthetic=self.synthetic)
-        except ValueError as exc:
-            self.message.value = str(exc)
+                       campaign=self.campaign, synthetic=self.synthetic, factors=self.factors)
+        except Exception as exc:  # noqa: BLE001 - the widget shows any failure instead of raising in a callback
+            self.message.value = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+            self.image.value = b""
+            self.image.layout.display = "none"
+            self.figure = None
             return
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-        plt.close(fig)
+        try:
+            fig.savefig(buffer, format="png", dpi=WIDGET_DPI, bbox_inches="tight")
+        finally:
+            plt.close(fig)
         self.message.value = ""
         self.image.value = buffer.getvalue()
+        self.image.layout.display = None
         self.figure = fig
 
     def _ipython_display_(self) -> None:

@@ -1,13 +1,21 @@
 """The figure types of the studies, drawn from the tidy tables in one style.
 
 Colour-blind safe palette, units in every axis label, error bars that say
-what they are (95% CI of the mean; the studies drew SD or nothing), markers
-only at the sizes that were measured, and the data's provenance — campaign,
-and SYNTHETIC when it is — in a caption on every figure.
+what they are (95% CI of the mean, clipped to what the metric can take; the
+studies drew SD or nothing), markers only at the sizes that were measured,
+one label per level everywhere (IPv4/IPv6 in legends and on axes alike), and
+the data's provenance — campaign, SYNTHETIC when it is, and the factors a
+mean pools over without showing them — in a caption on every figure.
+
+Figures are saved as PNG only: the report embeds and links PNGs, and writing
+an SVG as well doubled the time spent saving (each save lays out and draws
+the figure again) for files nothing read; ask ``save`` for SVG when a
+figure goes to print.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypedDict
@@ -20,23 +28,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from analysis.figures.labels import (LABELS, QUANTITY_SUFFIXES, is_quantity, label,  # noqa: E402,F401
+                                     level_label, level_order, name)
 from analysis.stats import cell_summaries, t_test  # noqa: E402
 
 PALETTE = "colorblind"
-LABELS = {
-    "throughput_mbps": "Throughput (Mbit/s)",
-    "rtt_ms": "Round-trip time (ms)",
-    "owd_ms": "One-way delay (ms)",
-    "jitter_ms": "Jitter (ms)",
-    "loss_pct": "Packet loss (%)",
-    "cpu_local_pct": "CPU, local (%)",
-    "cpu_remote_pct": "CPU, remote (%)",
-    "transactions_per_s": "Transactions (1/s)",
-    "packet_size_bytes": "Packet size (bytes)",
-    "frame_size_bytes": "Frame size (bytes)",
-    "message_size_bytes": "Message size (bytes)",
-    "ip_version": "IP version",
-}
 
 
 class Provenance(TypedDict):
@@ -44,16 +40,6 @@ class Provenance(TypedDict):
 
     campaign: str
     synthetic: bool
-
-
-def label(column: str) -> str:
-    """Axis label with its unit, derived from the column name when not listed."""
-    if column in LABELS:
-        return LABELS[column]
-    for suffix, unit in (("_mbps", "Mbit/s"), ("_ms", "ms"), ("_pct", "%"), ("_bytes", "bytes"), ("_s", "s")):
-        if column.endswith(suffix):
-            return f"{column[: -len(suffix)].replace('_', ' ').capitalize()} ({unit})"
-    return column.replace("_", " ").capitalize()
 
 
 def apply_style() -> None:
@@ -67,44 +53,74 @@ def caption(fig: plt.Figure, campaign: str, synthetic: bool, note: str = "") -> 
     text = f"Data: {campaign}" + (" — SYNTHETIC DATA" if synthetic else " (real measurements)")
     if note:
         text += f". {note}"
-    fig.text(0.01, 0.005, text, fontsize=8, ha="left", va="bottom", color="0.25", wrap=True)
+    # wrapped here, to the figure's width (about 16 characters of 8 pt text per
+    # inch): matplotlib's wrap=True measures the words again at every draw
+    text = textwrap.fill(text, width=int(fig.get_figwidth() * 16))
+    fig.text(0.01, 0.005, text, fontsize=8, ha="left", va="bottom", color="0.25")
     fig.subplots_adjust(bottom=0.2)
+
+
+def pooled_over(runs: pd.DataFrame, shown: Sequence[str | None], factors: Sequence[str]) -> list[str]:
+    """The factors of the design that vary in ``runs`` but a figure does not
+    show: its means and boxes pool the runs of all their levels."""
+    drawn = {f for f in shown if f}
+    return [f for f in factors if f not in drawn and f in runs and runs[f].nunique(dropna=True) > 1]
+
+
+def _notes(what: str, pooled: Sequence[str], clipped: bool = False) -> str:
+    text = what
+    if clipped:
+        text += ", clipped to the metric's range"
+    if pooled:
+        names = ", ".join(name(f) for f in pooled)
+        text += f". Pooled over all levels of {names} (not shown)"
+    return text
 
 
 def _series_label(key, hue: Sequence[str]) -> str:
     key = key if isinstance(key, tuple) else (key,)
-    return ", ".join(f"IPv{v}" if h == "ip_version" else f"{v}" for h, v in zip(hue, key))
+    return ", ".join(level_label(h, v) for h, v in zip(hue, key))
 
 
 def metric_vs_size(runs: pd.DataFrame, metric: str, size: str, hue: Sequence[str], *, campaign: str,
-                   synthetic: bool, ax: plt.Axes | None = None) -> plt.Figure:
+                   synthetic: bool, ax: plt.Axes | None = None, factors: Sequence[str] = (),
+                   title: str = "") -> plt.Figure:
     """A metric against packet/frame size, one line per combination of the
-    ``hue`` factors, error bars = 95% CI of the mean, markers at measured sizes.
-    It is also the interaction plot: non-parallel lines are what an
-    interaction term of the ANOVA measures."""
-    hue = list(hue)
+    ``hue`` factors (one line when ``hue`` is empty), error bars = 95% CI of
+    the mean, markers at measured sizes. It is also the interaction plot:
+    non-parallel lines are what an interaction term of the ANOVA measures.
+    ``factors`` (the design) lets the caption name the factors the means pool over."""
+    hue = [h for h in dict.fromkeys(hue) if h and h != size]
     summary = cell_summaries(runs, metric, by=[*hue, size]).dropna(subset=["mean"])
     fig, ax = _axes(ax)
-    colours = sns.color_palette(PALETTE, n_colors=max(1, summary.groupby(hue).ngroups))
-    for colour, (key, cell) in zip(colours, summary.groupby(hue, sort=True)):
+    series = list(summary.groupby(hue, sort=True)) if hue else [((), summary)]
+    colours = sns.color_palette(PALETTE, n_colors=max(1, len(series)))
+    for colour, (key, cell) in zip(colours, series):
         cell = cell.sort_values(size)
         err = np.vstack([cell["mean"] - cell["ci_low"], cell["ci_high"] - cell["mean"]])
         ax.errorbar(cell[size], cell["mean"], yerr=np.nan_to_num(err), marker="o", capsize=3,
-                    color=colour, label=_series_label(key, hue))
+                    color=colour, label=_series_label(key, hue) if hue else None)
     ax.set_xlabel(label(size))
     ax.set_ylabel(label(metric))
-    ax.set_xticks(sorted(summary[size].unique()))
-    ax.legend(title=" × ".join(label(h) for h in hue), fontsize=8)
-    caption(fig, campaign, synthetic, "Points: mean of runs; error bars: 95% CI of the mean")
+    ax.set_xticks(level_order(summary[size]))
+    if hue:
+        ax.legend(title=" × ".join(label(h) for h in hue), fontsize=8)
+    if title:
+        ax.set_title(title)
+    pooled = pooled_over(runs, [*hue, size], factors)
+    caption(fig, campaign, synthetic, _notes("Points: mean of runs; error bars: 95% CI of the mean", pooled,
+                                             bool(summary["ci_clipped"].any())))
     return fig
 
 
-def grouped_bars(runs: pd.DataFrame, metric: str, x: str, hue: str | None, *, campaign: str, synthetic: bool) -> plt.Figure:
+def grouped_bars(runs: pd.DataFrame, metric: str, x: str, hue: str | None, *, campaign: str, synthetic: bool,
+                 factors: Sequence[str] = (), title: str = "") -> plt.Figure:
     """Mean per group with 95% CI: the studies' tables of mean per OS and IP version."""
+    hue = None if hue == x else hue
     summary = cell_summaries(runs, metric, by=[x] if hue is None else [x, hue]).dropna(subset=["mean"])
     fig, ax = _axes(None)
-    xs = sorted(summary[x].unique(), key=str)
-    hues = [None] if hue is None else sorted(summary[hue].unique(), key=str)
+    xs = level_order(summary[x])
+    hues = [None] if hue is None else level_order(summary[hue])
     width = 0.8 / max(1, len(hues))
     colours = sns.color_palette(PALETTE, n_colors=len(hues))
     for i, (h, colour) in enumerate(zip(hues, colours)):
@@ -113,17 +129,22 @@ def grouped_bars(runs: pd.DataFrame, metric: str, x: str, hue: str | None, *, ca
         err = np.vstack([cell["mean"] - cell["ci_low"], cell["ci_high"] - cell["mean"]])
         ax.bar(pos, cell["mean"], width, yerr=np.nan_to_num(err), capsize=3, color=colour,
                label=None if hue is None else _series_label(h, [hue]))
-    ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
+    ax.set_xticks(np.arange(len(xs)), [level_label(x, v) for v in xs])
     ax.set_xlabel(label(x))
     ax.set_ylabel(label(metric))
     if hue is not None:
         ax.legend(title=label(hue), fontsize=8)
-    caption(fig, campaign, synthetic, "Bars: mean of runs; error bars: 95% CI of the mean")
+    if title:
+        ax.set_title(title)
+    pooled = pooled_over(runs, [x, hue], factors)
+    caption(fig, campaign, synthetic, _notes("Bars: mean of runs; error bars: 95% CI of the mean", pooled,
+                                             bool(summary["ci_clipped"].any())))
     return fig
 
 
 def difference_by_size(runs: pd.DataFrame, metric: str, factor: str, a, b, size: str, *,
-                       campaign: str, synthetic: bool, by: str | None = None) -> plt.Figure:
+                       campaign: str, synthetic: bool, by: str | None = None,
+                       factors: Sequence[str] = ()) -> plt.Figure:
     """mean(a) − mean(b) per size with its 95% Welch CI and a zero line:
     the comparison the studies drew by eye (IPv4 vs IPv6, open vs WPA2)."""
     rows = []
@@ -142,20 +163,31 @@ def difference_by_size(runs: pd.DataFrame, metric: str, factor: str, a, b, size:
         for colour, (key, cell) in zip(colours, table.groupby("group", dropna=False)):
             err = np.vstack([cell["diff"] - cell["lo"], cell["hi"] - cell["diff"]])
             ax.errorbar(cell[size], cell["diff"], yerr=err, marker="o", capsize=3, color=colour,
-                        label=None if key is None or pd.isna(key) else str(key))
+                        label=None if by is None or pd.isna(key) else level_label(by, key))
         ax.set_xticks(sorted(table[size].unique()))
         if by:
             ax.legend(title=label(by), fontsize=8)
     ax.set_xlabel(label(size))
     ax.set_ylabel(f"Δ {label(metric)}: {_series_label(a, [factor])} − {_series_label(b, [factor])}")
-    caption(fig, campaign, synthetic, "Points: difference of means; error bars: 95% Welch CI")
+    pooled = pooled_over(runs, [factor, size, by], factors)
+    caption(fig, campaign, synthetic, _notes("Points: difference of means; error bars: 95% Welch CI", pooled))
     return fig
 
 
+def _labelled(data: pd.DataFrame, column: str) -> pd.Categorical:
+    """A factor's levels as their labels, in reading order (categories for seaborn)."""
+    levels = level_order(data[column])
+    labels = [level_label(column, v) for v in levels]
+    return pd.Categorical(data[column].map(dict(zip(levels, labels))), categories=labels, ordered=True)
+
+
 def distributions(runs: pd.DataFrame, metric: str, x: str, hue: str | None = None, *, campaign: str,
-                  synthetic: bool) -> plt.Figure:
+                  synthetic: bool, factors: Sequence[str] = ()) -> plt.Figure:
     """Every run as a point over a box per cell: what a mean and SD hide."""
+    hue = None if hue == x else hue
     data = runs.dropna(subset=[metric])
+    pooled = pooled_over(data, [x, hue], factors)
+    data = data.assign(**{c: _labelled(data, c) for c in (x, hue) if c})
     fig, ax = _axes(None)
     sns.boxplot(data=data, x=x, y=metric, hue=hue, ax=ax, fliersize=0, palette=PALETTE if hue else None,
                 color=None if hue else "0.85")
@@ -165,7 +197,7 @@ def distributions(runs: pd.DataFrame, metric: str, x: str, hue: str | None = Non
     ax.set_ylabel(label(metric))
     if hue:
         ax.legend(title=label(hue), fontsize=8)
-    caption(fig, campaign, synthetic, "Boxes: quartiles; points: individual runs")
+    caption(fig, campaign, synthetic, _notes("Boxes: quartiles; points: individual runs", pooled))
     return fig
 
 
@@ -205,12 +237,19 @@ def _axes(ax: plt.Axes | None) -> tuple[plt.Figure, plt.Axes]:
     return fig, ax
 
 
-def save(fig: plt.Figure, directory: str | Path, name: str) -> list[Path]:
-    """Write ``name``.png and ``name``.svg (stable names, no timestamps in the files)."""
+SAVE_METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
+                 "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}
+
+
+def save(fig: plt.Figure, directory: str | Path, name: str, formats: Sequence[str] = ("png",)) -> list[Path]:
+    """Write ``name``.png (and any other of ``formats``, e.g. "svg" for print),
+    with stable names and no timestamps in the files; closes the figure."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    paths = [directory / f"{name}.png", directory / f"{name}.svg"]
-    fig.savefig(paths[0], metadata={"Software": None}, bbox_inches="tight")
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None}, bbox_inches="tight")
-    plt.close(fig)
+    paths = [directory / f"{name}.{fmt}" for fmt in formats]
+    try:
+        for path, fmt in zip(paths, formats):
+            fig.savefig(path, metadata=SAVE_METADATA.get(fmt), bbox_inches="tight")
+    finally:
+        plt.close(fig)
     return paths

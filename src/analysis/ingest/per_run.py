@@ -51,6 +51,10 @@ def one_row_per_run(runs: pd.DataFrame) -> pd.DataFrame:
     grouped = ordered.groupby("source_path", sort=True)
     out = grouped[[*carried, *[c for c in IDENTITY if c != "source_path"]]].first()
     out[metrics] = grouped[metrics].first()  # first non-null in preference order
-    out["sides"] = grouped["side"].agg(lambda s: "+".join(sorted(s.dropna().unique())))
-    out["warnings"] = grouped["warnings"].agg(lambda s: "; ".join(w for w in s.dropna().unique() if w))
+    # one join per file over distinct values (a lambda per group took most of the time)
+    sides = ordered[["source_path", "side"]].dropna().drop_duplicates().sort_values(["source_path", "side"])
+    out["sides"] = sides.groupby("source_path")["side"].agg("+".join).reindex(out.index, fill_value="")
+    warnings = ordered[["source_path", "warnings"]].dropna()
+    warnings = warnings[warnings["warnings"] != ""].drop_duplicates()
+    out["warnings"] = warnings.groupby("source_path")["warnings"].agg("; ".join).reindex(out.index, fill_value="")
     return out.reset_index()

@@ -24,24 +24,26 @@ class NotebookStart(NamedTuple):
     factors: list[str]  # the design factors present in the runs (not the replicate counter)
 
 
-def setup(campaign: str | Path) -> NotebookStart:
+def setup(campaign: str | Path, hypotheses: str | Path | None = None) -> NotebookStart:
     """Start a campaign notebook on the campaign folder ``campaign``.
 
     Sets pandas' display options for the report's tables, loads the campaign
     (re-ingesting only when its raw files or manifest changed, see
     :func:`~analysis.ingest.campaign.load_campaign`), reduces it to one row per
-    run, finds the design factors, and shows the campaign's banner (title,
-    SYNTHETIC or real, testbed, description) as the notebook's heading.
+    run, finds the design factors, and shows the campaign's banner — title,
+    SYNTHETIC or real, testbed, the question (from the hypothesis file, when
+    given) and the design in one sentence — as the notebook's heading. The
+    report page shows the banner of its first notebook only.
 
     Returns ``(data, runs, factors)``; in a notebook, after the parameters cell::
 
         from analysis.report.notebook import setup
-        data, runs, factors = setup(campaign)
+        data, runs, factors = setup(campaign, hypotheses)
     """
     for option, value in DISPLAY_OPTIONS.items():
         pd.set_option(option, value)
     data = load_campaign(campaign)
     runs = one_row_per_run(data.runs)
     factors = overview.design_factors(data, runs)
-    display(Markdown(overview.banner(data)))
+    display(Markdown(overview.banner(data, runs, hypotheses)))
     return NotebookStart(data, runs, factors)

@@ -2,6 +2,12 @@
 campaign, turn them into one HTML page per campaign (code hidden), and write
 an index that links every campaign, figure and verdict table.
 
+The notebooks run in flow order (ingest, explore, hypotheses, figures); the
+page reads verdicts first: the banner (question, design in one sentence),
+the verdict table and each claim's figure, the evidence per cell, ANOVA,
+the figures, the exploration, and last, folded, the ingest account with the
+host and tool facts (PAGE_ORDER).
+
 A failing notebook stops the pipeline with the notebook, the cell and the
 error named. Notebooks read the previous step's outputs from disk, so each
 one can also be run alone in JupyterLab.
@@ -9,6 +15,7 @@ one can also be run alone in JupyterLab.
 
 from __future__ import annotations
 
+import copy
 import csv
 import html
 import os
@@ -23,11 +30,17 @@ from analysis import config
 from analysis.errors import ReportError
 
 NOTEBOOK_DIR = config.notebooks_dir()
-NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")
+NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")  # the order they run in
+# The order the page shows them in, and the line a folded part is shown under ("" = open).
+PAGE_ORDER = (("03_hypotheses", ""), ("04_figures", ""), ("02_explore", ""),
+              ("01_ingest", "How the runs were ingested, the host and tools, the design in full (01_ingest)"))
 PAPER_DIR = NOTEBOOK_DIR / "papers"
 HYPOTHESES_DIR = config.hypotheses_dir()
-# Cells the static report leaves out: papermill's parameters, and widgets that need a live kernel.
-REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only"}
+# Cells the static report leaves out: papermill's parameters, widgets that need a live
+# kernel, and what is only for the notebook in JupyterLab (its own title).
+REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only", "notebook-only"}
+# Each campaign notebook starts with the campaign's banner; the page shows it once, at the top.
+BANNER_TAG = "banner"
 # The kernel talks to papermill over loopback TCP and warns, once per notebook, that
 # this is unencrypted; errors still show.
 KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
@@ -51,27 +64,141 @@ def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYP
     return {"campaign": rel(campaign_dir), "out": rel(out_dir), "hypotheses": rel(hyp) if hyp.is_file() else ""}
 
 
-def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str) -> nbformat.NotebookNode:
-    """Execute one notebook with papermill in its own folder (relative paths
-    in its parameters resolve from there)."""
+LIBRARY = Path(__file__).resolve().parents[2]  # the folder holding this `analysis` package
+
+
+def kernels_use_this_library() -> None:
+    """Put the folder of the running ``analysis`` package first on the
+    PYTHONPATH the kernels inherit, as an absolute path: a kernel runs in the
+    notebook's folder, where a relative ``PYTHONPATH=src`` finds nothing, and
+    would import whichever ``analysis`` is installed (another checkout's)."""
+    current = os.environ.get("PYTHONPATH", "")
+    if current.split(os.pathsep)[0] != str(LIBRARY):
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(LIBRARY), current) if p)
+
+
+def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
+                 kernel: "SharedKernel | None" = None) -> nbformat.NotebookNode:
+    """Execute one notebook with papermill, its kernel started in the notebook's
+    folder (relative paths in its parameters resolve from there), or in
+    ``kernel``, cleared first.
+
+    The folder goes to the kernel (nbclient's ``resources.metadata.path``), not
+    to papermill's ``cwd``: that one changes the working directory of the whole
+    process, and two notebooks built in parallel threads (a campaign's in
+    ``notebooks/``, a study's in ``notebooks/papers/``) would start their kernels
+    in each other's folder."""
+    kernels_use_this_library()
+    shared = {}
+    if kernel is not None:
+        kernel.clear()
+        shared = {"km": kernel.manager}
     try:
         return pm.execute_notebook(
-            str(path), str(executed), parameters=params, cwd=str(path.parent),
+            str(path), str(executed), parameters=params,
             kernel_name="python3", progress_bar=False, log_output=False,
-            extra_arguments=KERNEL_QUIET,
+            extra_arguments=KERNEL_QUIET, resources={"metadata": {"path": str(path.parent)}}, **shared,
         )
     except pm.PapermillExecutionError as exc:
         raise ReportError(f"{label}: notebook {path.stem}, cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
 
 
-def to_html(notebooks: list[nbformat.NotebookNode], title: str) -> str:
-    """One HTML page from the executed notebooks, code hidden."""
+# Run in a shared kernel before each notebook: the notebook starts from an empty
+# namespace, no open figure, and execution count 1 (so errors name the right cell);
+# only the imported modules stay.
+CLEAR = ("get_ipython().run_line_magic('reset', '-f')\n"
+         "import matplotlib.pyplot as _plt; _plt.close('all'); del _plt\n"
+         "get_ipython().execution_count = 1")
+
+
+class SharedKernel:
+    """One kernel for the four notebooks of a campaign, started in their folder.
+
+    Each notebook imported pandas, matplotlib, seaborn, scipy and statsmodels
+    again in a new kernel: 4-5 s per notebook, a fifth of a cold build. The
+    notebooks run one after the other, each on a cleared namespace (CLEAR), so
+    none can lean on another's variables; each still runs alone in JupyterLab
+    and under nbval, in a kernel of its own."""
+
+    def __init__(self, folder: Path):
+        from jupyter_client.manager import AsyncKernelManager
+        from jupyter_core.utils import run_sync
+
+        kernels_use_this_library()
+        self.manager = AsyncKernelManager(kernel_name="python3")
+        self._run = run_sync
+        run_sync(self.manager.start_kernel)(cwd=str(folder), extra_arguments=KERNEL_QUIET)
+
+    def clear(self) -> None:
+        async def clear() -> None:
+            client = self.manager.client()
+            client.start_channels()
+            try:
+                await client.wait_for_ready(timeout=120)
+                reply = await client.execute_interactive(CLEAR, store_history=False, timeout=120,
+                                                         output_hook=lambda _msg: None)
+                if reply["content"]["status"] != "ok":
+                    raise ReportError(f"could not clear the shared kernel: {reply['content'].get('evalue')}")
+            finally:
+                client.stop_channels()
+
+        self._run(clear)()
+
+    def __enter__(self) -> "SharedKernel":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._run(self.manager.shutdown_kernel)(now=True)
+
+
+FOLD_STYLE = ("font-size: 1.3em; font-weight: bold; cursor: pointer; margin: 1.5em 0 .5em")
+
+
+def to_html(notebooks: list[nbformat.NotebookNode], title: str, folded: dict[int, str] | None = None) -> str:
+    """One HTML page from the executed notebooks in the order given, code
+    hidden, the banner once; notebook ``i`` in ``folded`` starts closed in a
+    ``<details>`` under the line ``folded[i]``."""
+    folded = folded or {}
     merged = nbformat.v4.new_notebook(metadata=notebooks[0].metadata)
-    for nb in notebooks:
-        merged.cells.extend(c for c in nb.cells if not REPORT_SKIPS_TAGS & set(c.metadata.get("tags", [])))
+    starts: list[tuple[int, str]] = []  # (notebook, id of its first cell on the page)
+    banner_shown = False
+    for i, nb in enumerate(notebooks):
+        first = None
+        for j, cell in enumerate(nb.cells):
+            tags = set(cell.metadata.get("tags", []))
+            if REPORT_SKIPS_TAGS & tags or (BANNER_TAG in tags and banner_shown):
+                continue
+            banner_shown |= BANNER_TAG in tags
+            cell = copy.deepcopy(cell)
+            cell["id"] = f"n{i}-{cell.get('id') or j}"  # unique on the page, an anchor to fold at
+            merged.cells.append(cell)
+            first = first or cell["id"]
+        if first:
+            starts.append((i, first))
     merged.metadata["title"] = title
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     body, _ = exporter.from_notebook_node(merged)
+    return _fold(body, starts, folded)
+
+
+def _cell_start(body: str, cell_id: str) -> int:
+    """Where the ``<div>`` of the cell with this id opens in the exported page."""
+    return body.rfind("<div", 0, body.index(f'id="cell-id={cell_id}"'))
+
+
+def _fold(body: str, starts: list[tuple[int, str]], folded: dict[int, str]) -> str:
+    """Wrap each folded notebook's cells (from its first cell to the next
+    notebook's, or the end of the page) in ``<details>``; last first, so the
+    positions found earlier stay right."""
+    for k in reversed(range(len(starts))):
+        notebook, cell_id = starts[k]
+        if notebook not in folded:
+            continue
+        begin = _cell_start(body, cell_id)
+        end = _cell_start(body, starts[k + 1][1]) if k + 1 < len(starts) else body.rindex("</main>")
+        summary = f"<summary style='{FOLD_STYLE}'>{html.escape(folded[notebook])}</summary>"
+        body = (body[:begin] + f"<details class='netrepro-folded'>{summary}" + body[begin:end] + "</details>\n"
+                + body[end:])
     return body
 
 
@@ -83,13 +210,16 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
     executed_dir = out_dir / "notebooks"
     executed_dir.mkdir(parents=True, exist_ok=True)
     params = parameters_for(campaign_dir, out_dir, hypotheses_dir)
-    executed = []
-    for name in NOTEBOOKS:
-        echo(f"  {campaign_dir.name}: {name}")
-        executed.append(run_notebook(NOTEBOOK_DIR / f"{name}.ipynb", params, executed_dir / f"{name}.ipynb", campaign_dir.name))
+    executed = {}
+    with SharedKernel(NOTEBOOK_DIR) as kernel:
+        for name in NOTEBOOKS:
+            echo(f"  {campaign_dir.name}: {name}")
+            executed[name] = run_notebook(NOTEBOOK_DIR / f"{name}.ipynb", params, executed_dir / f"{name}.ipynb",
+                                          campaign_dir.name, kernel)
     title = f"netrepro report: {campaign_dir.name}" + (" (SYNTHETIC DATA)" if synthetic else "")
     page = out_dir / "report.html"
-    page.write_text(to_html(executed, title))
+    page.write_text(to_html([executed[name] for name, _ in PAGE_ORDER], title,
+                            {i: summary for i, (_, summary) in enumerate(PAGE_ORDER) if summary}))
     (out_dir / "SYNTHETIC").unlink(missing_ok=True)
     if synthetic:  # the index labels it, even when it is rebuilt from what is on disk
         (out_dir / "SYNTHETIC").write_text("this campaign's data is synthetic\n")
@@ -147,6 +277,8 @@ def verdict_counts(r: CampaignReport) -> dict[str, int]:
 
 def _metric_of(figure: Path) -> str:
     name = figure.stem.lower()
+    if name.startswith("claim_"):
+        return "the claims"
     return next((w for w in METRIC_WORDS if w in name), "other")
 
 
@@ -155,8 +287,9 @@ def _card(r: CampaignReport, out_root: Path) -> list[str]:
     label = " <strong>(SYNTHETIC DATA)</strong>" if r.synthetic else ""
     counts = verdict_counts(r)
     summary = ", ".join(f"{n} {v}" for v, n in counts.items()) or "no verdict table"
-    thumb = (f"<a href='{rel(r.html)}'><img class='thumb' src='{rel(r.figures[0])}' alt='headline figure of "
-             f"{html.escape(r.campaign)}'></a>") if r.figures else ""
+    headline = next((f for f in r.figures if f.stem.startswith("claim_")), r.figures[0] if r.figures else None)
+    thumb = (f"<a href='{rel(r.html)}'><img class='thumb' src='{rel(headline)}' alt='headline figure of "
+             f"{html.escape(r.campaign)}'></a>") if headline else ""
     parts = [f"<section class='card' id='{html.escape(r.campaign)}'>{thumb}",
              f"<h3><a href='{rel(r.html)}'>{html.escape(r.campaign)}</a>{label}</h3>",
              f"<p class='verdicts'>{html.escape(summary)}</p>"]

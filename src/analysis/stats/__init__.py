@@ -17,16 +17,17 @@ from analysis.stats.power import (minimum_detectable_difference, n_per_group, po
                                   runs_needed)
 from analysis.stats.results import (AssumptionCheck, EquivalenceTest, Interval, OmnibusTest,
                       RankTest, TwoGroupTest)
-from analysis.stats.summaries import cell_summaries, harmonic_mean, mean_ci, median_ci, summarize
+from analysis.stats.summaries import (cell_summaries, clip_interval, harmonic_mean, mean_ci, median_ci, metric_range,
+                                      summarize)
 from analysis.stats.two_groups import hedges_g, mann_whitney, ratio_of_means, t_test, tost
 
 __all__ = [
     "AssumptionCheck", "EquivalenceTest", "Interval", "OmnibusTest", "RankTest",
     "TwoGroupTest", "adjust", "anova_from_stats", "blocked_difference", "cell_summaries",
-    "change_from_ratio", "directional_p", "dunn", "factorial_anova", "format_change", "format_difference", "format_f", "format_p",
+    "change_from_ratio", "clip_interval", "directional_p", "dunn", "factorial_anova", "format_change", "format_difference", "format_f", "format_p",
     "games_howell", "group_residuals", "harmonic_mean", "hedges_g",
     "hedges_g_from_stats", "interaction_test", "is_balanced", "kruskal_wallis", "levene",
-    "mann_whitney", "mean_ci", "minimum_detectable_difference", "median_ci", "n_per_group", "one_way",
+    "mann_whitney", "mean_ci", "metric_range", "minimum_detectable_difference", "median_ci", "n_per_group", "one_way",
     "power_for_change", "power_t", "qq_data", "ratio_of_means", "runs_needed",
     "shapiro", "summarize", "t_test", "tost", "tost_from_stats", "tukey_hsd", "two_level_effects",
     "welch_from_stats",

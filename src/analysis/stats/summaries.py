@@ -4,6 +4,12 @@ Every cell gets a t-interval for the mean, a distribution-free interval for
 the median (network metrics are often skewed) and the harmonic mean, which is
 the right average for rates when each run moved the same amount of work
 (Hoefler & Belli, SC'15, rule 3).
+
+A t-interval is symmetric, so for a metric near the edge of what it can take
+(loss near 0 %, CPU near 100 %) it reaches values no run can have. The
+interval is clipped to the metric's range (:func:`metric_range`, from the unit
+in the column name) and ``ci_clipped`` says so. The true mean lies inside the
+range, so clipping drops only impossible values and never lowers coverage.
 """
 
 from __future__ import annotations
@@ -16,8 +22,43 @@ from scipy import stats
 
 SUMMARY_COLUMNS = [
     "metric", "n", "mean", "sd", "se", "ci_low", "ci_high",
-    "median", "median_ci_low", "median_ci_high", "min", "max", "cv", "hmean",
+    "median", "median_ci_low", "median_ci_high", "min", "max", "cv", "hmean", "ci_clipped",
 ]
+# What a metric can take, by the unit in its name: percentages of something
+# (loss, CPU of all cores) lie in [0, 100]; rates, times and sizes are not
+# negative, except one-way delays between hosts whose clocks are not
+# synchronised (as ingest.schema.MAY_BE_NEGATIVE).
+PERCENT = (0.0, 100.0)
+NON_NEGATIVE = (0.0, np.inf)
+UNBOUNDED = (-np.inf, np.inf)
+NON_NEGATIVE_SUFFIXES = ("_mbps", "_ms", "_per_s", "_bytes", "_s")
+MAY_BE_NEGATIVE_PREFIXES = ("owd_", "delay_")
+
+
+def metric_range(metric: str) -> tuple[float, float]:
+    """The values ``metric`` can take, from the unit in its name (``*_pct``:
+    [0, 100]; ``*_mbps``, ``*_ms``, ``*_per_s``, ``*_bytes``, ``*_s``: [0, inf));
+    unbounded for one-way delays and for a name without a known unit."""
+    if metric.endswith("_pct"):
+        return PERCENT
+    if metric.startswith(MAY_BE_NEGATIVE_PREFIXES):
+        return UNBOUNDED
+    if metric.endswith(NON_NEGATIVE_SUFFIXES):
+        return NON_NEGATIVE
+    return UNBOUNDED
+
+
+def clip_interval(low: float, high: float, bounds: tuple[float, float], values=()) -> tuple[float, float, bool]:
+    """(low, high) clipped to ``bounds`` and whether it was. A range that the
+    values themselves leave (netperf prints remote CPU above 100 % in some
+    runs) is widened to them first: the interval never ends inside the data."""
+    x = clean(values)
+    lo_bound = min(bounds[0], x.min()) if x.size else bounds[0]
+    hi_bound = max(bounds[1], x.max()) if x.size else bounds[1]
+    if np.isnan(low) or np.isnan(high):
+        return low, high, False
+    clipped = low < lo_bound or high > hi_bound
+    return max(low, lo_bound), min(high, hi_bound), bool(clipped)
 
 
 def clean(values) -> np.ndarray:
@@ -63,13 +104,14 @@ def harmonic_mean(values) -> float:
     return float(stats.hmean(x))
 
 
-def summarize(values, conf: float = 0.95) -> dict:
-    """All summary statistics of one sample, keyed by SUMMARY_COLUMNS."""
+def summarize(values, conf: float = 0.95, bounds: tuple[float, float] = UNBOUNDED) -> dict:
+    """All summary statistics of one sample, keyed by SUMMARY_COLUMNS; the
+    interval of the mean clipped to ``bounds`` (``ci_clipped`` says when)."""
     x = clean(values)
     n = x.size
     mean = x.mean() if n else np.nan
     sd = x.std(ddof=1) if n > 1 else np.nan
-    lo, hi = mean_ci(x, conf)
+    lo, hi, clipped = clip_interval(*mean_ci(x, conf), bounds, x)
     mlo, mhi = median_ci(x, conf)
     return {
         "n": n, "mean": mean, "sd": sd, "se": sd / np.sqrt(n) if n else np.nan,
@@ -78,13 +120,14 @@ def summarize(values, conf: float = 0.95) -> dict:
         "median_ci_low": mlo, "median_ci_high": mhi,
         "min": x.min() if n else np.nan, "max": x.max() if n else np.nan,
         "cv": sd / mean if n > 1 and mean != 0 else np.nan,
-        "hmean": harmonic_mean(x),
+        "hmean": harmonic_mean(x), "ci_clipped": clipped,
     }
 
 
 def cell_summaries(runs: pd.DataFrame, metrics: str | Sequence[str],
                    by: Sequence[str], conf: float = 0.95) -> pd.DataFrame:
-    """One row per cell of the ``by`` factors and per metric (long format)."""
+    """One row per cell of the ``by`` factors and per metric (long format);
+    each mean's interval clipped to the metric's range (:func:`metric_range`)."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     rows = []
     grouped = runs.groupby(list(by), sort=True, dropna=False) if by else [((), runs)]
@@ -92,5 +135,5 @@ def cell_summaries(runs: pd.DataFrame, metrics: str | Sequence[str],
         key = key if isinstance(key, tuple) else (key,)
         for metric in metrics:
             rows.append({**dict(zip(by, key)), "metric": metric,
-                         **summarize(cell[metric], conf)})
+                         **summarize(cell[metric], conf, metric_range(metric))})
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])

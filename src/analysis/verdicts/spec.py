@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
 
 from analysis.errors import HypothesisError
-from analysis.yamlfiles import line_of, problems, read_yaml_tree
+from analysis.yamlfiles import line_of, problems, read_yaml, read_yaml_tree
 
 Scalar = Union[int, float, str]
 Direction = Literal["greater", "less", "different", "equivalent"]
@@ -138,8 +138,9 @@ def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None,
 
 
 def load_hypotheses(path: str | Path) -> list[Hypothesis]:
-    """Read a YAML file: ``hypotheses: [...]`` (+ optional ``defaults``) or a list.
-    Every error, and every later error about the data, names FILE:LINE."""
+    """Read a YAML file: ``hypotheses: [...]`` (+ optional ``defaults`` and
+    ``question``, see :func:`load_question`) or a list. Every error, and every
+    later error about the data, names FILE:LINE."""
     doc, tree = read_yaml_tree(path, HypothesisError)
     if isinstance(doc, list):
         return parse_hypotheses(doc, origin=str(path), nodes=_items(tree))
@@ -152,6 +153,16 @@ def load_hypotheses(path: str | Path) -> list[Hypothesis]:
 
 def _items(node) -> list | None:
     return list(node.value) if isinstance(node, yaml.SequenceNode) else None
+
+
+def load_question(path: str | Path) -> str:
+    """The question a hypothesis file asks of its campaign (top-level
+    ``question:``; the report leads with it), or "" when it states none."""
+    doc = read_yaml(path, HypothesisError)
+    question = doc.get("question", "") if isinstance(doc, Mapping) else ""
+    if not isinstance(question, str):
+        raise HypothesisError(f"{path}: key 'question': expected text, got {type(question).__name__}")
+    return question.strip()
 
 
 def as_hypotheses(path_or_specs) -> list[Hypothesis]:

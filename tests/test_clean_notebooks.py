@@ -1,0 +1,39 @@
+"""The campaign notebooks are committed as JupyterLab saves them, so opening
+one leaves git clean (scripts/clean_notebooks.py; `make notebooks` runs it)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "clean_notebooks.py"
+CAMPAIGN_NOTEBOOKS = sorted((ROOT / "notebooks").glob("0*.ipynb"))
+
+
+def test_the_committed_campaign_notebooks_are_clean():
+    assert len(CAMPAIGN_NOTEBOOKS) == 4
+    done = subprocess.run([sys.executable, str(SCRIPT), "--check", *map(str, CAMPAIGN_NOTEBOOKS)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_notebook_run_by_papermill_is_cleaned_to_what_jupyterlab_writes(tmp_path):
+    nb = nbformat.v4.new_notebook(metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "papermill": {"duration": 3.2, "start_time": "2026-11-23T12:07:19"}})
+    cell = nbformat.v4.new_code_cell("1 + 1", metadata={
+        "tags": ["parameters"], "papermill": {"duration": 0.01, "status": "completed"},
+        "execution": {"iopub.execute_input": "2026-11-23T12:07:19.179613Z"}})
+    nb.cells.append(cell)
+    path = tmp_path / "run.ipynb"
+    nbformat.write(nb, path)
+    check = [sys.executable, str(SCRIPT), "--check", str(path)]
+    assert subprocess.run(check, capture_output=True).returncode == 1
+    subprocess.run([sys.executable, str(SCRIPT), str(path)], check=True, capture_output=True)
+    cleaned = nbformat.read(path, as_version=4)
+    assert cleaned.metadata.kernelspec.display_name == "Python 3 (ipykernel)" and "papermill" not in cleaned.metadata
+    assert cleaned.cells[0].metadata == {"tags": ["parameters"]}  # tags stay, run records go
+    assert subprocess.run(check, capture_output=True).returncode == 0
+    assert path.read_text().endswith("}\n")

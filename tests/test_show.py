@@ -1,0 +1,50 @@
+"""How the notebooks show tables and each claim's figure (analysis.report.show,
+analysis.figures.claim_figures)."""
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from analysis.figures.claim_figures import draw_claims
+from analysis.ingest.campaign import load_campaign
+from analysis.ingest.per_run import one_row_per_run
+from analysis.report import overview, show
+from analysis.verdicts import evaluate_hypotheses
+
+ROOT = Path(__file__).resolve().parents[1]
+LONG = "IPv4 has higher TCP throughput than IPv6 for all packet sizes (netperf TCP_STREAM, bbr), " * 2
+
+
+def test_a_table_shows_every_character_and_no_index():
+    frame = pd.DataFrame({"id": ["L1"], "statement": [LONG], "p": [0.012345678]}, index=[7])
+    shown = show.table(frame)
+    with pd.option_context("display.precision", 4):  # as the notebooks set it
+        html, text = shown._repr_html_(), repr(shown)
+    assert LONG.strip() in html and LONG.strip() in text  # pandas cuts at 50 characters with "..."
+    assert "..." not in html and "…" not in html
+    assert "<th>id</th><th>statement</th><th>p</th>" in html and ">7<" not in html  # no index column
+    assert text.splitlines()[0].split() == ["id", "statement", "p"]
+    assert "<td class='num'>0.0123</td>" in html  # numbers right-aligned, at the display precision
+
+
+def test_a_long_table_can_start_folded_and_an_empty_one_says_so():
+    folded = show.table(pd.DataFrame({"a": range(3)}), "All cells ({n} rows)")
+    assert folded._repr_html_().count("<details") == 1 and "<summary>All cells (3 rows)</summary>" in folded._repr_html_()
+    assert "<em>none</em>" in show.table(pd.DataFrame(columns=["a"]))._repr_html_()
+    assert show.table(None, columns=["a", "a"]).frame.empty
+
+
+def test_each_claim_gets_its_figure_with_its_verdict(tmp_path):
+    data = load_campaign(ROOT / "data/raw/demo-loopback")
+    runs = one_row_per_run(data.runs)
+    factors = overview.design_factors(data, runs)
+    hypotheses = ROOT / "data/hypotheses/demo-loopback.yaml"
+    verdicts = evaluate_hypotheses(runs, hypotheses)
+    open_before = plt.get_fignums()
+    claims = draw_claims(runs, hypotheses, tmp_path, campaign=data.name, synthetic=False, factors=factors,
+                         verdicts=verdicts)
+    assert [c.id for c in claims] == list(verdicts["id"])
+    assert all(c.png.is_file() and c.png.name == f"claim_{c.id}_{c.metric}.png" for c in claims)
+    assert claims[0].caption == f"**D1 — {verdicts['verdict'][0]}**: {verdicts['statement'][0]}"
+    assert plt.get_fignums() == open_before  # every figure saved and closed
