@@ -42,8 +42,9 @@ fuzz: setup
 # opening one in JupyterLab leaves git clean.
 notebooks: setup
 	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	  --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.record_timing=False 0*.ipynb
-	$(BIN)/python scripts/clean_notebooks.py notebooks/0*.ipynb
+	  --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.record_timing=False \
+	  0*.ipynb papers/study.ipynb papers/00_overview.ipynb
+	$(BIN)/python scripts/clean_notebooks.py notebooks/0*.ipynb notebooks/papers/*.ipynb
 
 # JupyterLab on notebooks/, for a user or root (Jupyter refuses root without
 # --allow-root, so it is passed only then). LAB_ARGS adds options, e.g.

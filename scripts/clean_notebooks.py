@@ -12,8 +12,8 @@ as a change in git although nobody edited it.
     python scripts/clean_notebooks.py notebooks/0*.ipynb          # rewrite in place
     python scripts/clean_notebooks.py --check notebooks/0*.ipynb  # exit 1 and name what is not clean
 
-`make notebooks` runs it after re-executing the four campaign notebooks (the
-studies' notebooks under notebooks/papers/ are left alone).
+`make notebooks` runs it after re-executing the four campaign notebooks and
+the studies' two (notebooks/papers/).
 """
 
 from __future__ import annotations
