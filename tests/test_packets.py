@@ -170,6 +170,25 @@ def test_a_campaign_with_packets_has_per_run_delay_percentiles(sized):
         assert row.delay_p50_ms <= row.delay_p90_ms <= row.delay_p99_ms <= row.delay_p999_ms
 
 
+def test_a_sender_log_keeps_its_packets_but_gets_no_delay_percentiles(tmp_path):
+    """ITGSend's log stamps no receive time (its 'delay' is 0): percentiles of it would be meaningless."""
+    from analysis.ingest.campaign import load_campaign
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for name in ("udp4.send.bin", "udp4.recv.bin"):
+        shutil.copyfile(FIXTURES / name, raw / name)
+    (raw / "manifest.yaml").write_text(yaml.safe_dump({
+        "campaign": {"title": "both sides of one run", "synthetic": False},
+        "factors": {"side": {"type": "str"}},
+        "files": {"table": [{"path": "udp4.send.bin", "levels": {"side": "sender"}},
+                            {"path": "udp4.recv.bin", "levels": {"side": "receiver"}}]}}))
+    runs = load_campaign(raw, processed=tmp_path / "processed").runs.set_index(["source_path", "flow"])
+    assert len(pq.read_table(tmp_path / "processed" / "packets").to_pandas()) == 2 * 198
+    assert runs.loc[("udp4.send.bin", "TOTAL"), ["delay_p50_ms", "delay_p99_ms"]].isna().all()
+    assert runs.loc[("udp4.recv.bin", "TOTAL"), "delay_p99_ms"] > 0
+
+
 def test_a_percentile_hypothesis_gets_a_verdict_on_the_runs_percentiles(sized, tmp_path):
     """p99 compared across runs (the run is the unit): with three runs a side the
     engine uses its rank test; its p and difference are checked against scipy."""

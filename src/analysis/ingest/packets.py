@@ -126,7 +126,8 @@ def with_delay_percentiles(runs: pd.DataFrame, processed_dir: str | Path) -> pd.
     """``runs`` with each packet log's delay percentiles as run metrics.
 
     A flow's row gets its flow's percentiles, the TOTAL row those of all the
-    log's packets; other tools' rows stay empty. The run is the unit a
+    log's packets; rows without a delay (other tools, a sender's log, whose
+    packets carry no receive time) stay empty. The run is the unit a
     hypothesis compares (docs/statistics.md: percentile hypotheses), so a
     percentile becomes one more per-run metric the verdict engine tests."""
     from analysis.stats.per_packet import delay_percentiles
@@ -148,4 +149,9 @@ def with_delay_percentiles(runs: pd.DataFrame, processed_dir: str | Path) -> pd.
             values = wide[column].to_dict()
             found = pd.Series([values.get(k, np.nan) for k in keys], index=out.index, dtype="float64")
             out[column] = out[column].where(found.isna(), found)
+    has_delay = pd.Series(False, index=out.index)
+    for metric in ("owd_ms", "rtt_ms"):
+        if metric in out:
+            has_delay |= out[metric].notna()
+    out.loc[~has_delay, list(PERCENTILE_COLUMNS.values())] = np.nan
     return out
