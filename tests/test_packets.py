@@ -230,3 +230,14 @@ def test_the_packet_figures_draw_one_line_per_cell(sized):
     import matplotlib.pyplot as plt
     for fig in figures.values():
         plt.close(fig)
+
+
+def test_the_report_draws_packet_figures_only_for_a_campaign_with_packets(sized, campaign, tmp_path):
+    from analysis.figures.packet_figures import draw_packet_figures
+    from analysis.ingest.campaign import load_campaign
+
+    written = draw_packet_figures(sized, ["payload_bytes"], tmp_path / "a")
+    assert sorted(p.name for p in written) == ["packets_delay_distribution.png", "packets_tail_percentiles.png"]
+    assert all(p.stat().st_size > 10_000 for p in written)
+    demo = load_campaign(ROOT / "data/raw/demo-loopback", processed=tmp_path / "demo")
+    assert demo.packets is None and draw_packet_figures(demo, ["packet_size_bytes"], tmp_path / "b") == []

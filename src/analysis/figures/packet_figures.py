@@ -8,12 +8,13 @@ so a campaign of 10^8 packets draws from a few hundred points per cell.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from analysis.figures.plots import PALETTE, apply_style, caption, label
+from analysis.figures.plots import PALETTE, apply_style, caption, label, save
 from analysis.stats.per_packet import delay_cdf, delay_percentiles
 
 
@@ -70,4 +71,15 @@ def packet_figures(campaign, size: str | None = None, hue: Sequence[str] = ()) -
     return figures
 
 
-__all__ = ["delay_distribution", "tail_percentiles", "packet_figures"]
+def draw_packet_figures(campaign, factors: Sequence[str], directory: str | Path) -> list[Path]:
+    """Draw and save the per-packet figures of a campaign that kept its packet
+    logs (the campaign report's 04_figures calls this); nothing otherwise. The
+    size axis is the design's size factor (a factor in bytes), when it has one."""
+    size = next((f for f in factors if str(f).endswith("_bytes")), None)
+    written: list[Path] = []
+    for name, fig in packet_figures(campaign, size=size).items():
+        written += save(fig, directory, f"packets_{name}")  # save() closes the figure
+    return written
+
+
+__all__ = ["delay_distribution", "tail_percentiles", "packet_figures", "draw_packet_figures"]
