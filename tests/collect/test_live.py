@@ -15,12 +15,12 @@ import secrets
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_process import start_collector
 
 from analysis.collect import campaign as campaign_mod
 from analysis.collect.campaign import Collector
@@ -246,8 +246,7 @@ def test_interrupt_tears_down_and_resume_completes(tmp_path, sig):
     plan_file = tmp_path / "plan.yaml"
     plan_file.write_text(yaml.safe_dump(plan.model_dump(mode="json")))
     out = tmp_path / "interrupted"
-    proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "collect", str(plan_file), "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = start_collector(plan_file, out)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         manifest = out / "manifest.yaml"

@@ -17,7 +17,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import yaml
 from typer.testing import CliRunner
 
 import sshlab
+from cli_process import start_collector
 from analysis.cli import app
 from analysis.collect.campaign import Collector
 from analysis.collect.plan import Plan, PlanError
@@ -159,8 +159,7 @@ def _start_cli(lab, tmp_path):
     plan_file = tmp_path / "plan.yaml"
     plan_file.write_text(yaml.safe_dump(plan.model_dump(mode="json")))
     out = tmp_path / "interrupted"
-    proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "collect", str(plan_file), "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = start_collector(plan_file, out)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         manifest = out / "manifest.yaml"
