@@ -14,6 +14,7 @@ import yaml
 
 from analysis.ingest.ingest import ingest_campaign
 from analysis.parsers import parse_file
+from analysis.parsers.ditg_log import packets_frame
 from analysis.stats import per_packet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +43,7 @@ def campaign(tmp_path_factory):
 
 
 def _frame(name: str) -> pd.DataFrame:
-    return parse_file(FIXTURES / f"{name}.recv.bin", hints={"ditg": {"meter": "owdm"}}, packets=True).packets
+    return packets_frame(parse_file(FIXTURES / f"{name}.recv.bin", hints={"ditg": {"meter": "owdm"}}, packets=True).packets)
 
 
 def test_every_packet_is_stored_exactly_once_per_log(campaign):
@@ -212,7 +213,7 @@ def test_a_percentile_hypothesis_gets_a_verdict_on_the_runs_percentiles(sized, t
 
 
 def _frame_of(path: Path) -> pd.DataFrame:
-    return parse_file(path, hints={"ditg": {"meter": "owdm"}}, packets=True).packets
+    return packets_frame(parse_file(path, hints={"ditg": {"meter": "owdm"}}, packets=True).packets)
 
 
 def test_the_packet_figures_draw_one_line_per_cell(sized):

@@ -24,6 +24,7 @@ from analysis.collect.command import collect_command
 from analysis.errors import NetreproError, ParseError
 from analysis.ingest.campaign import processed_dir_for
 from analysis.ingest.ingest import ingest_campaign, summary_lines, write_outputs
+from analysis.parsers.ditg_log import packets_frame
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="netrepro: network benchmark outputs -> tidy tables, tests, verdicts, reports.")
 EXIT_SOME_FAILED, EXIT_UNUSABLE_INPUT = 1, 2
@@ -94,7 +95,7 @@ def parse(
                       "packet logs do: binary ITGRecv/ITGSend -l logs and ITGDec -l text)", file=sys.stderr)
                 failed = True
                 continue
-            rows = result.packets.assign(source_path=str(path)).to_dict("records")
+            rows = packets_frame(result.packets).assign(source_path=str(path)).to_dict("records")
         elif intervals:
             rows = [iv.to_dict() | {"source_path": str(path)} for iv in result.intervals]
         else:

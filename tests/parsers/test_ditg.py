@@ -195,7 +195,7 @@ def test_series_with_shared_flow_number_and_ipv6_columns():
 
 def test_packet_log_table_and_records():
     res = parse("shared_recv_packets.txt")
-    df = res.packets
+    df = ditg_log.packets_frame(res.packets)
     assert len(df) == 223 and list(df.columns[:6]) == ["flow", "seq", "src", "src_port", "dst", "dst_port"]
     row = df.iloc[0]
     assert (row.flow, row.seq, row.src, row.src_port, row.dst_port, row.size_bytes) == (1, 1, "127.0.0.1", 51310, 29131, 512)
@@ -212,12 +212,7 @@ def test_packet_log_stats_equal_itgdec_on_the_text_log():
 
 
 def _text_log_summary(name):
-    res = parse(name)
-    df = res.packets
-    ends = list(dict.fromkeys(zip(df.flow, df.src, df.src_port, df.dst, df.dst_port)))
-    flow = np.array([ends.index(k) for k in zip(df.flow, df.src, df.src_port, df.dst, df.dst_port)])
-    return ditg_stats.summarize(ditg_log.Packets(flow, ends, df.seq.to_numpy(), df.size_bytes.to_numpy(),
-                                                 df.tx_s.to_numpy(), df.rx_s.to_numpy()))
+    return ditg_stats.summarize(parse(name).packets)
 
 
 # --- binary logs -------------------------------------------------------------------
@@ -359,7 +354,7 @@ def test_negative_delays_are_one_way_without_doubt():
 def test_binary_packets_table_on_request():
     data = (FIX / "udp4.recv.bin").read_bytes()
     assert ditg.parse_binary(data, "u.bin").packets is None  # not built for a summary
-    table = ditg.parse_binary(data, "u.bin", packets=True).packets
+    table = ditg_log.packets_frame(ditg.parse_binary(data, "u.bin", packets=True).packets)
     assert len(table) == 198 and list(table.seq[:3]) == [1, 2, 3]
     assert table.delay_s.iloc[0] == pytest.approx(0.000038, abs=1e-9)
-    assert len(parse_bytes(data, "u.bin", packets=True).packets) == 198
+    assert len(parse_bytes(data, "u.bin", packets=True).packets.seq) == 198

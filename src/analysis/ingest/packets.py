@@ -21,6 +21,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.parsers.ditg_log import Packets
+
 PACKETS_FOLDER = "packets"
 ROW_GROUP = 1 << 20  # packets per row group: ~20 MB uncompressed, a unit DuckDB reads in parallel
 _DAY_NS = 86_400 * 10**9
@@ -47,31 +49,36 @@ def _nanoseconds(seconds: np.ndarray) -> np.ndarray:
     return np.rint(np.asarray(seconds, dtype=np.float64) * 1e9).astype(np.int64)
 
 
-def packet_table(packets: pd.DataFrame, source_path: str, levels: dict[str, Any]) -> pa.Table:
-    """The parser's per-packet frame as the stored table, with the run's levels.
+def _per_flow(values: list[Any], flow: np.ndarray, type_: pa.DataType) -> pa.Array:
+    """A column that is constant per flow, as a dictionary array: one value per
+    flow and an index per packet, instead of a Python object per packet."""
+    return pa.DictionaryArray.from_arrays(pa.array(flow.astype(np.int32)), pa.array(values, type_)).cast(type_)
+
+
+def packet_table(packets: Packets, source_path: str, levels: dict[str, Any], first: int = 0) -> pa.Table:
+    """The stored table of ``packets`` (a slice of a log; ``first`` is the
+    slice's position in it), with the run's levels as constant columns.
 
     A delay is receive minus send time with the day put back when a run
     crosses midnight (as ITGDec's summary does)."""
-    tx, rx = _nanoseconds(packets["tx_s"].to_numpy()), _nanoseconds(packets["rx_s"].to_numpy())
+    tx, rx = _nanoseconds(packets.tx_s), _nanoseconds(packets.rx_s)
     delay = rx - tx
     delay += _DAY_NS * ((delay < -_DAY_NS // 2).astype(np.int64) - (delay > _DAY_NS // 2))
-    n = len(packets)
-    columns = {
-        "source_path": pa.array([source_path] * n, pa.string()) if n else pa.array([], pa.string()),
-        "arrival": pa.array(np.arange(n, dtype=np.int64)),
-        "flow": pa.array(packets["flow"].to_numpy(np.int64)),
-        "src": pa.array(packets["src"].astype(str).tolist(), pa.string()),
-        "src_port": pa.array(packets["src_port"].to_numpy(np.int32)),
-        "dst": pa.array(packets["dst"].astype(str).tolist(), pa.string()),
-        "dst_port": pa.array(packets["dst_port"].to_numpy(np.int32)),
-        "seq": pa.array(packets["seq"].to_numpy(np.int64)),
-        "size_bytes": pa.array(packets["size_bytes"].to_numpy(np.int32)),
-        "tx_ns": pa.array(tx), "rx_ns": pa.array(rx), "delay_ns": pa.array(delay),
-    }
-    table = pa.table(columns, schema=pa.schema(PACKET_FIELDS))
-    for name, value in levels.items():
-        table = table.append_column(name, pa.array([value] * n, type=_level_type(value)))
-    return table
+    n, flow, ends = len(packets.seq), packets.flow, packets.endpoints
+    columns = [
+        pa.repeat(pa.scalar(source_path, pa.string()), n),
+        pa.array(np.arange(first, first + n, dtype=np.int64)),
+        _per_flow([e[0] for e in ends], flow, pa.int64()),
+        _per_flow([e[1] for e in ends], flow, pa.string()),
+        _per_flow([e[2] for e in ends], flow, pa.int32()),
+        _per_flow([e[3] for e in ends], flow, pa.string()),
+        _per_flow([e[4] for e in ends], flow, pa.int32()),
+        pa.array(packets.seq.astype(np.int64)), pa.array(packets.size.astype(np.int32)),
+        pa.array(tx), pa.array(rx), pa.array(delay),
+    ]
+    columns += [pa.repeat(pa.scalar(value, _level_type(value)), n) for value in levels.values()]
+    schema = pa.schema(PACKET_FIELDS + [pa.field(name, _level_type(v)) for name, v in levels.items()])
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def _level_type(value: Any) -> pa.DataType:
@@ -99,13 +106,20 @@ class PacketWriter:
         self.files = 0
         self.packets = 0
 
-    def write(self, source_path: str, levels: dict[str, Any], packets: pd.DataFrame) -> Path:
-        table = packet_table(packets, source_path, levels)
+    def write(self, source_path: str, levels: dict[str, Any], packets: Packets) -> Path:
+        """One row group at a time: a table of every packet of a long log
+        would hold its strings and int64 columns all at once."""
         name = hashlib.sha256(source_path.encode()).hexdigest()[:16] + ".parquet"
         path = self.root / name
-        pq.write_table(table, path, row_group_size=ROW_GROUP, compression="zstd")
+        n = len(packets.seq)
+        first = packet_table(packets.slice(0, min(n, ROW_GROUP)), source_path, levels)
+        with pq.ParquetWriter(path, first.schema, compression="zstd") as writer:
+            writer.write_table(first, row_group_size=ROW_GROUP)
+            for start in range(ROW_GROUP, n, ROW_GROUP):
+                part = packets.slice(start, start + ROW_GROUP)
+                writer.write_table(packet_table(part, source_path, levels, start), row_group_size=ROW_GROUP)
         self.files += 1
-        self.packets += table.num_rows
+        self.packets += n
         return path
 
 

@@ -6,8 +6,8 @@
 * Time series (``-b/-d/-j/-p DT``): a ``Time <flow columns> Aggregate-Flow``
   table. The file does not say which metric it holds, so the caller names it
   (``series=``); ``-c DT`` (combined, no header, five columns) needs no name.
-* Packet log (``-l``): one ``Flow>... Seq>...`` line per packet -> a pandas
-  DataFrame in ``ParseResult.packets`` and the records ITGDec would print.
+* Packet log (``-l``): one ``Flow>... Seq>...`` line per packet -> the packets
+  in ``ParseResult.packets`` and the records ITGDec would print.
 
 * Binary log (``ITGRecv -l`` / ``ITGSend -l``): read by :mod:`.ditg_log`,
   summarised with ITGDec's arithmetic by :mod:`.ditg_stats`
@@ -27,7 +27,7 @@ import numpy as np
 
 from analysis.errors import ParseError
 from analysis.parsers import units
-from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, Packets, detect_binary, packets_frame, \
+from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, Packets, detect_binary, \
     packets_from_records, read_records, seconds_of_day
 from analysis.parsers.ditg_records import check_meter, fill_metrics, log_kind, meter_warnings, \
     records_from_summary, set_endpoints, shared_flow_warnings
@@ -372,7 +372,7 @@ def _parse_packet_log(text: str, source: str, meter: str | None) -> ParseResult:
     summary = summarize(packets)
     records = records_from_summary(summary, meter)
     kind = log_kind(summary.sender_log, meter)
-    return ParseResult(TOOL, f"packets-{kind}", records, packets=packets_frame(packets),
+    return ParseResult(TOOL, f"packets-{kind}", records, packets=packets,
                        warnings=meter_warnings(kind, meter, summary.total.min_delay_s))
 
 
@@ -410,5 +410,5 @@ def parse_binary(data: bytes, source: str = "<bytes>", meter: str | None = None,
     summary = summarize(valid)
     kind = log_kind(summary.sender_log, meter)
     return ParseResult(TOOL, f"binary-{kind}", records_from_summary(summary, meter),
-                       packets=packets_frame(valid) if packets else None,
+                       packets=valid if packets else None,
                        warnings=meter_warnings(kind, meter, summary.total.min_delay_s))

@@ -50,6 +50,11 @@ class Packets:
     rx_s: np.ndarray
     error_lines: int = 0
 
+    def slice(self, start: int, stop: int) -> "Packets":
+        """Packets ``start:stop`` (views, no copy), for writing a long log in parts."""
+        return Packets(self.flow[start:stop], self.endpoints, self.seq[start:stop], self.size[start:stop],
+                       self.tx_s[start:stop], self.rx_s[start:stop])
+
 
 def detect_binary(data: bytes) -> bool:
     """True only for a plausible D-ITG log: whole records, every time field in

@@ -125,7 +125,8 @@ INTERVAL_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(IntervalRecord))
 @dataclass(slots=True)
 class ParseResult:
     """A parser's answer for one file: its run records, its time series,
-    for packet logs its per-packet table (a pandas DataFrame or None), and
+    for packet logs its packets (:class:`.ditg_log.Packets`, whose
+    :func:`.ditg_log.packets_frame` is the per-packet table; or None), and
     warnings about the file as a whole: what the content could not decide and
     the parser had to read one way (the CLI prints them, ingest keeps them in
     the file's account). A warning about a record is in its ``warnings``."""
