@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.netrepro-installed
 CAMPAIGNS ?= $(wildcard data/raw/*/manifest.yaml)
 
-.PHONY: setup system report test fuzz bench collect notebooks lab clean
+.PHONY: setup system report test fuzz bench collect packets-data notebooks lab clean
 
 setup: system $(STAMP)
 
@@ -59,6 +59,13 @@ bench: setup
 
 collect: setup
 	$(BIN)/netrepro collect $(PLAN)
+
+# A real D-ITG campaign of over 10^7 packets, every packet kept (plans/packets-large.yaml),
+# for the per-packet benchmarks: about 10 minutes on two network namespaces (root),
+# 1.7 GB under data/large/ (not in git). Run again, it finishes an interrupted recording.
+LARGE := data/large/packets-large
+packets-data: setup
+	$(BIN)/netrepro collect plans/packets-large.yaml --out $(LARGE) $(if $(wildcard $(LARGE)/collect/plan.yaml),--resume)
 
 clean:
 	rm -rf $(VENV) data/processed/* reports/*

@@ -170,6 +170,15 @@ def lab(**changes) -> Plan:
     return plan(**raw)
 
 
+def test_packet_logs_are_the_run_files_and_need_cat_on_the_hosts():
+    kept = plan(options={"ditg_packet_log": True})
+    ditg_runs = [r for r in schedule(kept) if r.tool == "ditg"]
+    assert ditg_runs and all(r.path.endswith(".bin") for r in ditg_runs)
+    assert all(r.path.endswith(".txt") for r in schedule(kept) if r.tool == "netperf")
+    with pytest.raises(ValueError, match="bob .dialect powershell. does not have"):
+        lab(options={"ditg_packet_log": True})
+
+
 def test_lab_plan_validates_with_strict_host_keys_by_default():
     p = lab()
     assert p.hosts["alice"].known_hosts == "strict" and p.hosts["alice"].port == 22

@@ -74,6 +74,16 @@ def test_ditg_round_trip_decodes_both_logs():
     assert (owd.argv[1], owd.output, owd.log) == ("/scratch/run7.recv.log", ".recv", "receiver")
 
 
+def test_ditg_packet_log_copies_the_logs_out_instead_of_decoding_them():
+    keep = ToolOptions(ditg_packet_log=True, ditg_rate_pps=50000)
+    send, log = steps({"tool": "ditg", "mode": "owdm", "ip_version": 4, "transport": "UDP"}, opts=keep)
+    assert send.argv[-3:] == ["-C", "50000", "-poll"]  # gaps under 1 ms need ITGSend's busy wait
+    assert (log.argv, log.output, log.log, log.merge_stderr) == (["cat", "/scratch/run7.recv.log"], "", "receiver", False)
+    _, rtt, owd = steps({"tool": "ditg", "mode": "rttm", "ip_version": 4, "transport": "UDP"}, opts=keep)
+    assert (rtt.argv, rtt.output, owd.argv, owd.output) == (["cat", "/scratch/run7.send.log"], "",
+                                                            ["cat", "/scratch/run7.recv.log"], ".recv")
+
+
 @pytest.mark.parametrize("app, tail", [
     ("DNS", ["DNS"]), ("CSa", ["CSa"]), ("CSi", ["CSi"]), ("Quake3", ["Quake3"]), ("Telnet", ["Telnet"]),
     ("VoIP-G.711.1", ["VoIP", "-x", "G.711.1", "-h", "RTP"]), ("VoIP-G.723.1", ["VoIP", "-x", "G.723.1", "-h", "RTP"]),

@@ -340,6 +340,8 @@ def _check_levels(name: str, levels: list[Any], tool: str) -> None:
 class ToolOptions(_Strict):
     iperf3_udp_bitrate: str = Field("100M", pattern=r"^[0-9]+[KMG]?$", description="iperf3/iperf2 -b for UDP")
     ditg_rate_pps: int = Field(1000, ge=1, le=200000, description="D-ITG -C constant packet rate")
+    ditg_packet_log: bool = Field(False, description="keep D-ITG's binary packet log as the run's file "
+                                  "(ingest reads ITGDec's summary from it and keeps every packet) instead of ITGDec's summary")
     netperf_cpu: bool = Field(True, description="netperf -c -C (local and remote CPU)")
 
 
@@ -410,6 +412,10 @@ class Plan(_Strict):
             raise ValueError(f"hosts: {', '.join(unused)} is in no testbed (name it as a sender, receiver or router of a kind: hosts testbed)")
         for b in self.blocks:
             self._check_block_refs(b)
+        windows = [h for h, spec in self.hosts.items() if spec.dialect == "powershell"]
+        if self.options.ditg_packet_log and windows:
+            raise ValueError(f"options.ditg_packet_log: the log is copied out with cat, which {', '.join(windows)} "
+                             "(dialect powershell) does not have; keep ITGDec's summary there")
         return self
 
     def _check_hosts(self, name: str, bed: TestbedSpec) -> None:
@@ -473,7 +479,9 @@ def load_plan(path: str | Path) -> Plan:
     return load_model(path, Plan, PlanError, "keys name, title, testbeds, blocks, seed, ...")
 
 
-def _extension(tool: str) -> str:
+def _extension(tool: str, options: ToolOptions) -> str:
+    if tool == "ditg" and options.ditg_packet_log:
+        return "bin"
     return "json" if tool == "iperf3" else "txt"
 
 
@@ -486,9 +494,9 @@ def cells(plan: Plan, block: Block) -> list[dict[str, Any]]:
     return [fixed | dict(zip(names, combo)) for combo in itertools.product(*(block.factors[n] for n in names))]
 
 
-def run_path(block: Block, levels: dict[str, Any]) -> str:
+def run_path(block: Block, levels: dict[str, Any], options: ToolOptions) -> str:
     parts = [block.name] + [f"{k}-{levels[k]}" for k in block.factors]
-    return "/".join(parts) + f"/run{levels['run']:03d}.{_extension(block.tool)}"
+    return "/".join(parts) + f"/run{levels['run']:03d}.{_extension(block.tool, options)}"
 
 
 def schedule(plan: Plan) -> list[Run]:
@@ -499,7 +507,7 @@ def schedule(plan: Plan) -> list[Run]:
         for cell in cells(plan, block):
             runs.extend((block, cell | {"run": r}) for r in range(1, reps + 1))
     random.Random(plan.seed).shuffle(runs)
-    return [Run(i, b.name, b.tool, lv, run_path(b, lv)) for i, (b, lv) in enumerate(runs)]
+    return [Run(i, b.name, b.tool, lv, run_path(b, lv, plan.options)) for i, (b, lv) in enumerate(runs)]
 
 
 # Measured wall time beyond the tool's own duration (start-up, control

@@ -96,6 +96,8 @@ def ditg_send(levels: dict[str, Any], target: str, ports: Ports, duration: float
     app = levels.get("application")
     if app is None:
         argv += ["-T", levels.get("transport", "UDP"), "-C", str(opts.ditg_rate_pps)]
+        if opts.ditg_rate_pps > 1000:  # gaps under 1 ms: ITGSend's sleep is too coarse to hold the rate
+            argv.append("-poll")
         size = payload_bytes(levels)
         if size is not None:
             argv += ["-c", str(size)]
@@ -127,6 +129,9 @@ def client_steps(levels: dict[str, Any], target: str, ns: str | None, ports: Por
     file is the summary of the sender log (round-trip delay) and the receiver
     log's summary is kept next to it -- as a measurement when one-way delay
     is valid (``owd``: the clocks are synchronised), else as a side log.
+    With ``opts.ditg_packet_log`` the logs themselves are the files (copied
+    out with ``cat``, which works on a lab host over SSH as well): ingest
+    reads ITGDec's summary from them and keeps every packet.
     ``recv_scratch``: the receiving host's folder, when it is another
     machine."""
     tool = levels["tool"]
@@ -136,10 +141,11 @@ def client_steps(levels: dict[str, Any], target: str, ns: str | None, ports: Por
         return [Step(in_ns(ns, BUILDERS[tool](levels, target, ports, duration, opts)), bound, "", tool)]
     send_log, recv_log = ditg_logs(scratch, tag, recv_scratch)
     steps = [Step(in_ns(ns, ditg_send(levels, target, ports, duration, opts, send_log, recv_log)), bound, None, "ITGSend")]
+    decode, label = (["cat"], "log") if opts.ditg_packet_log else (["ITGDec"], "ITGDec")
     if levels["mode"] == "rttm":
-        steps.append(Step(["ITGDec", send_log], timeout_s, "", "ITGDec", "sender", False))
-        return steps + [Step(["ITGDec", recv_log], timeout_s, ".recv" if owd else None, "ITGDec", "receiver", False, "receiver")]
-    return steps + [Step(["ITGDec", recv_log], timeout_s, "", "ITGDec", "receiver", False, "receiver")]
+        steps.append(Step(decode + [send_log], timeout_s, "", label, "sender", False))
+        return steps + [Step(decode + [recv_log], timeout_s, ".recv" if owd else None, label, "receiver", False, "receiver")]
+    return steps + [Step(decode + [recv_log], timeout_s, "", label, "receiver", False, "receiver")]
 
 
 def server_commands(tool: str, ports: Ports, exe: Callable[[str], str] = str) -> list[list[str]]:
