@@ -12,7 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from analysis.ingest import packets as packets_module
 from analysis.ingest.ingest import ingest_campaign
+from analysis.ingest.packets import PacketWriter
 from analysis.parsers import parse_file
 from analysis.parsers.ditg_log import packets_frame
 from analysis.stats import per_packet
@@ -242,3 +244,26 @@ def test_the_report_draws_packet_figures_only_for_a_campaign_with_packets(sized,
     assert all(p.stat().st_size > 10_000 for p in written)
     demo = load_campaign(ROOT / "data/raw/demo-loopback", processed=tmp_path / "demo")
     assert demo.packets is None and draw_packet_figures(demo, ["packet_size_bytes"], tmp_path / "b") == []
+
+
+def test_a_long_log_is_written_in_row_groups_that_keep_its_order(tmp_path, monkeypatch):
+    monkeypatch.setattr(packets_module, "ROW_GROUP", 100)
+    parsed = parse_file(FIXTURES / "pct64_r1.recv.bin", hints={"ditg": {"meter": "owdm"}}, packets=True).packets
+    n = len(parsed.seq)
+    assert n > 300 and n % 100  # several row groups, the last one partial
+    with PacketWriter(tmp_path) as writer:
+        path = writer.write("pct64_r1.recv.bin", {"ip_version": 4, "transport": "UDP"}, parsed)
+    assert pq.ParquetFile(path).metadata.num_row_groups == -(-n // 100)
+    stored = pq.read_table(path).to_pandas()
+    assert (stored["arrival"].to_numpy() == np.arange(n)).all()
+    assert (stored["seq"].to_numpy() == parsed.seq).all()
+    assert (stored["delay_ns"].to_numpy() == stored["rx_ns"].to_numpy() - stored["tx_ns"].to_numpy()).all()
+    assert set(stored["ip_version"]) == {4} and set(stored["transport"]) == {"UDP"}
+
+
+def test_a_failed_write_in_the_writer_thread_reaches_the_caller(tmp_path):
+    parsed = parse_file(FIXTURES / "pct64_r1.recv.bin", hints={"ditg": {"meter": "owdm"}}, packets=True).packets
+    with pytest.raises(FileNotFoundError):
+        with PacketWriter(tmp_path) as writer:
+            shutil.rmtree(writer.root)
+            writer.write("pct64_r1.recv.bin", {}, parsed)

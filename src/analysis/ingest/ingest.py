@@ -9,6 +9,7 @@ only ever read.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sys
@@ -246,7 +247,8 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
         refuse_inside_raw(campaign_dir, packets_to)
     writer = PacketWriter(packets_to) if packets_to is not None else None
     worker = _FileIngest(campaign_dir, manifest, strict, writer)
-    files = [worker(rel) for rel in _progress(paths, progress, f"ingest {campaign_dir.name}")]
+    with writer or contextlib.nullcontext():
+        files = [worker(rel) for rel in _progress(paths, progress, f"ingest {campaign_dir.name}")]
     factor_order = list(manifest.factors) + [k for k in manifest.files.constants if k not in manifest.factors]
     runs = _frame(worker.runs, RUN_DTYPES, worker.factor_types, factor_order)
     intervals = _frame(worker.intervals, INTERVAL_DTYPES | {"source_path": "string"}, worker.factor_types, factor_order)
