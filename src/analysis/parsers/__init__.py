@@ -16,9 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from analysis.errors import ParseError
 from analysis.parsers.records import ParseResult
 from analysis.parsers import ditg, iperf2, iperf3, netperf
+from analysis.parsers.ditg_log import checked_records
 from analysis.parsers.text import decode
 
 # Most specific first: iperf3 JSON and D-ITG have unmistakable markers;
@@ -71,10 +74,10 @@ def parse_bytes(data: bytes, source: str = "<bytes>", hints: Hints | None = None
     has it; other outputs have none)."""
     if _BLANK.fullmatch(data):  # (strip() would copy a large log to find out)
         raise ParseError(source, 1, "empty output: nothing to parse")
-    binary, padding = _binary_log(data)
-    if binary is not None:
+    records, padding = _binary_log(data)
+    if records is not None:
         options = _hints_for(ditg.TOOL, hints, source)
-        result = ditg.parse_binary(binary, source, options.get("meter"), packets=packets)
+        result = ditg.parse_records(*records, source, options.get("meter"), packets=packets)
         return _warn_padding(result, padding)
     return parse_text(decode(data), source, hints)
 
@@ -93,18 +96,21 @@ def _without_nul_padding(text: str) -> tuple[str, int]:
     return kept, len(text) - len(kept)
 
 
-def _binary_log(data: bytes) -> tuple[bytes | None, int]:
-    """A D-ITG binary log in ``data``, possibly followed by NUL padding (an
-    all-zero record is no packet: its addresses are empty), and the number
-    of padding bytes dropped. (None, 0) when ``data`` is no such log."""
-    if ditg.detect_binary(data):
-        return data, 0
+def _binary_log(data: bytes) -> tuple[tuple[np.ndarray, np.ndarray] | None, int]:
+    """The checked records of a D-ITG binary log in ``data``, possibly followed
+    by NUL padding (an all-zero record is no packet: its addresses are empty),
+    and the number of padding bytes dropped. (None, 0) when ``data`` is no such log."""
+    records = checked_records(data)
+    if records is not None:
+        return records, 0
     if not data.endswith(b"\x00"):
         return None, 0
     size = ditg.RECORD_SIZE
     keep = -(-len(data.rstrip(b"\x00")) // size) * size  # whole records, so a record ending in 0 bytes stays whole
-    if 0 < keep < len(data) and ditg.detect_binary(data[:keep]):
-        return data[:keep], len(data) - keep
+    if 0 < keep < len(data):
+        records = checked_records(data[:keep])
+        if records is not None:
+            return records, len(data) - keep
     return None, 0
 
 

@@ -36,7 +36,7 @@ from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.text import clean_lines
 from analysis.parsers.values import to_float
 
-__all__ = ["TOOL", "SERIES", "RECORD_SIZE", "detect", "parse", "detect_binary", "parse_binary"]
+__all__ = ["TOOL", "SERIES", "RECORD_SIZE", "detect", "parse", "detect_binary", "parse_binary", "parse_records"]
 
 TOOL = "ditg"
 SERIES = {"bitrate": "throughput_mbps", "delay": "delay_ms", "jitter": "jitter_ms", "packetloss": "packets_lost"}
@@ -399,11 +399,17 @@ def parse_binary(data: bytes, source: str = "<bytes>", meter: str | None = None,
     """A binary D-ITG log -> one record per flow and the TOTAL, as ITGDec
     would summarise it. ``meter="rttm"`` says the log is ITGSend's in
     round-trip mode (the content cannot tell): delays go to ``rtt_*``.
-    ``packets=True`` also builds the per-packet table (``ParseResult.packets``,
-    one row per valid packet); it is off by default because a long log makes
-    a table of many million rows that a summary does not need."""
+    ``packets=True`` also keeps the packets (``ParseResult.packets``, the
+    arrays of every valid packet); it is off by default because a long log
+    holds many million packets that a summary does not need."""
+    return parse_records(*read_records(data, source), source, meter, packets)
+
+
+def parse_records(arr: np.ndarray, starts: np.ndarray, source: str, meter: str | None = None,
+                  packets: bool = False) -> ParseResult:
+    """:func:`parse_binary` on a log already checked (``ditg_log.checked_records``)."""
     check_meter(meter, source)
-    valid = packets_from_records(*read_records(data, source))
+    valid = packets_from_records(arr, starts)
     if not len(valid.seq):
         raise ParseError(source, None, f"no valid packet: all {valid.error_lines} records have "
                          "out-of-range times (ITGDec: 'Empty log file')")

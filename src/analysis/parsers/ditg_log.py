@@ -56,14 +56,24 @@ class Packets:
                        self.tx_s[start:stop], self.rx_s[start:stop])
 
 
+def checked_records(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+    """``data`` as records and run starts (see :func:`read_records`) when it
+    is a plausible D-ITG log (see :func:`detect_binary`), else None: what
+    sniffing found is handed on, so a log is checked once, not twice."""
+    if not data or len(data) % RECORD_SIZE:
+        return None
+    arr = np.frombuffer(data, RECORD)
+    if not _times_in_range(arr):
+        return None
+    starts = _checked_run_starts(arr)
+    return None if starts is None else (arr, starts)
+
+
 def detect_binary(data: bytes) -> bool:
     """True only for a plausible D-ITG log: whole records, every time field in
     range (hour < 24, minute < 60, 0 <= seconds < 60) and both addresses
     NUL-terminated printable text padded with NULs, so no text file passes."""
-    if not data or len(data) % RECORD_SIZE:
-        return False
-    arr = np.frombuffer(data, RECORD)
-    return _checked_run_starts(arr) is not None and bool(_time_ok(arr).all())
+    return checked_records(data) is not None
 
 
 def read_records(data: bytes, source: str = "<bytes>") -> tuple[np.ndarray, np.ndarray]:
@@ -122,9 +132,13 @@ def _checked_run_starts(arr: np.ndarray) -> np.ndarray | None:
     return starts
 
 
-def _time_ok(arr: np.ndarray) -> np.ndarray:
-    return ((arr["tx_hour"] < 24) & (arr["tx_min"] < 60) & (arr["rx_hour"] < 24) & (arr["rx_min"] < 60)
-            & (arr["tx_sec"] >= 0) & (arr["tx_sec"] < 60) & (arr["rx_sec"] >= 0) & (arr["rx_sec"] < 60))
+def _times_in_range(arr: np.ndarray) -> bool:
+    """Every hour < 24, minute < 60 and 0 <= seconds < 60, judged on the
+    fields' maxima and minima: a reduction over each column, no temporary
+    array per comparison (NaN seconds make min/max NaN, so they fail too)."""
+    top = _words(arr)[:, 4:8].max(axis=0)  # tx hour, tx minute, rx hour, rx minute
+    secs = arr.view("<f8").reshape(-1, RECORD_SIZE // 8)[:, 16:18]
+    return bool(top[0] < 24 and top[2] < 24 and top[1] < 60 and top[3] < 60 and secs.min() >= 0 and secs.max() < 60)
 
 
 def _itgdec_valid(head: np.ndarray, secs: np.ndarray) -> np.ndarray | None:
