@@ -470,11 +470,12 @@ def _failure(res: StepResult) -> str:
 
 
 def _parser_hints(r: Run, levels: dict[str, Any]) -> dict[str, Any]:
-    """An ITGDec summary of a round-trip sender log reads exactly like a
-    one-way one: the manifest tells ingest that its delays are round trips."""
-    if r.tool == "ditg" and levels.get("log") == "sender" and levels.get("mode") == "rttm":
-        return {"parser_hints": {"ditg": {"meter": "rttm"}}}
-    return {}
+    """A round-trip sender log (or its ITGDec summary) reads exactly like a
+    one-way receiver log: the manifest tells ingest which one each file is."""
+    if r.tool != "ditg":
+        return {}
+    meter = "rttm" if levels.get("log") == "sender" and levels.get("mode") == "rttm" else "owdm"
+    return {"parser_hints": {"ditg": {"meter": meter}}}
 
 
 def _log_of(r: Run) -> str | None:
