@@ -40,7 +40,7 @@ def packet_runs(tmp_path_factory):
     (raw / "manifest.yaml").write_text(yaml.safe_dump({
         "campaign": {"title": "D-ITG payload sizes on loopback", "synthetic": False},
         "factors": {"payload_bytes": {"type": "int"}}, "files": {"table": table}}))
-    return load_campaign(raw, processed=raw.parent / "processed").runs
+    return one_row_per_run(load_campaign(raw, processed=raw.parent / "processed").runs)
 
 
 @pytest.mark.parametrize("index", range(len(EXAMPLES)))
