@@ -160,3 +160,10 @@ def test_ingest_with_some_files_rejected_exits_0_unless_strict(tmp_path):
     strict = runner.invoke(app, ["ingest", str(campaign), "--out", str(tmp_path / "out2"), "--strict"])
     assert strict.exit_code == 1
     assert "every file was rejected" in runner.invoke(app, ["ingest", "--help"]).stdout
+
+
+def test_report_names_a_folder_that_is_no_campaign(tmp_path, monkeypatch):
+    monkeypatch.setenv("NETREPRO_RAW", str(tmp_path))
+    result = runner.invoke(app, ["report", "no-such-campaign", "--out", str(tmp_path / "reports")])
+    assert result.exit_code == 2
+    assert "no-such-campaign: not a campaign folder (no manifest.yaml there nor in" in result.output

@@ -96,7 +96,8 @@ def test_cdf_is_bounded_monotone_and_ends_at_the_extremes(campaign):
     cdf = per_packet.delay_cdf(str(out / "packets" / "*.parquet"), by=["log"], points=51)
     for name, one in cdf.groupby("log"):
         delay = _frame(name)["delay_s"].to_numpy() * 1e3
-        assert len(one) == 51 and one["delay_ms"].is_monotonic_increasing
+        assert len(one) == 51 + len(per_packet.TAIL) and one["delay_ms"].is_monotonic_increasing
+        assert one.loc[one["p"] == 0.9999, "delay_ms"].item() == pytest.approx(np.quantile(delay, 0.9999))
         assert one["delay_ms"].iloc[0] == pytest.approx(delay.min()) and one["delay_ms"].iloc[-1] == pytest.approx(delay.max())
         assert (one["ccdf"] == 1 - one["p"]).all()
 

@@ -142,10 +142,18 @@ def ingest(
         raise typer.Exit(EXIT_SOME_FAILED)
 
 
+def _campaign_folder(given: Path) -> Path:
+    """A campaign folder as given, or by its name under data/raw."""
+    for folder in (given, config.raw_dir() / given):
+        if (folder / "manifest.yaml").is_file():
+            return folder
+    raise NetreproError(f"{given}: not a campaign folder (no manifest.yaml there nor in {config.raw_dir() / given})")
+
+
 @app.command()
 @reports_errors
 def report(
-    campaigns: Annotated[Optional[list[Path]], typer.Argument(help="campaign folders (default: every data/raw/*/manifest.yaml)")] = None,
+    campaigns: Annotated[Optional[list[Path]], typer.Argument(help="campaign folders or names under data/raw (default: every data/raw/*/manifest.yaml)")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="where the report goes (default: the project's reports/)")] = None,
     papers: Annotated[bool, typer.Option("--papers/--no-papers", help="also rebuild the five studies' reproductions")] = True,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="notebook tasks run at once (default: one per core)")] = os.cpu_count() or 1,
@@ -155,7 +163,8 @@ def report(
     its hypothesis file, a notebook, a study's record or claims, the library), in parallel; HTML and an index."""
     from analysis.report.pipeline import build_report
 
-    folders = campaigns or sorted(p.parent for p in config.raw_dir().glob("*/manifest.yaml"))
+    folders = [_campaign_folder(c) for c in campaigns] if campaigns else \
+        sorted(p.parent for p in config.raw_dir().glob("*/manifest.yaml"))
     if not folders:
         raise NetreproError(f"{config.raw_dir()}: no campaign folders (a folder with manifest.yaml)")
     index = build_report(folders, out or config.reports_dir(), papers=papers, jobs=jobs, force=force)

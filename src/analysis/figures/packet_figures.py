@@ -19,24 +19,32 @@ from analysis.stats.per_packet import delay_cdf, delay_percentiles
 
 
 def _cell_name(row: dict, by: Sequence[str]) -> str:
-    return ", ".join(f"{label(k) if k != 'ip_version' else 'IP'} {row[k]}" for k in by) or "all packets"
+    names = [f"IPv{row[k]}" if k == "ip_version" else f"{label(k)} {row[k]}" for k in by]
+    return ", ".join(names) or "all packets"
 
 
 def delay_distribution(packets: str, by: Sequence[str], *, campaign: str, synthetic: bool,
                        points: int = 201) -> plt.Figure:
-    """Empirical CDF (left) and CCDF on a log scale (right) of the delay, one line per cell."""
+    """Empirical CDF (left) and CCDF (right, log-log, down to one packet in
+    10^5 where the cell has that many), one line per cell. Delays span orders
+    of magnitude (a median of microseconds, a tail of milliseconds), so the
+    delay axis is logarithmic when every delay is positive."""
     apply_style()
     table = delay_cdf(packets, list(by), points)
     table["cell"] = [_cell_name(r, by) for r in table.to_dict("records")]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    sns.lineplot(data=table, x="delay_ms", y="p", hue="cell", palette=PALETTE, ax=left, legend=False)
+    body = table[table["p"].isin([i / (points - 1) for i in range(points)])]
+    sns.lineplot(data=body, x="delay_ms", y="p", hue="cell", palette=PALETTE, ax=left, legend=False)
     tail = table[table["ccdf"] > 0]
     sns.lineplot(data=tail, x="delay_ms", y="ccdf", hue="cell", palette=PALETTE, ax=right)
     right.set_yscale("log")
+    if (table["delay_ms"] > 0).all():
+        left.set_xscale("log")
+        right.set_xscale("log")
     left.set(xlabel="Delay (ms)", ylabel="P(delay ≤ x)", title="CDF")
     right.set(xlabel="Delay (ms)", ylabel="P(delay > x)", title="CCDF (tail)")
     right.legend(title=None, fontsize="small")
-    caption(fig, campaign, synthetic, f"every packet of every run; {points} quantiles per cell")
+    caption(fig, campaign, synthetic, f"every packet of every run; {points} quantiles per cell and the tail to p99.999")
     return fig
 
 
@@ -57,27 +65,40 @@ def tail_percentiles(packets: str, size: str, hue: Sequence[str] = (), *, campai
     return fig
 
 
-def packet_figures(campaign, size: str | None = None, hue: Sequence[str] = ()) -> dict[str, plt.Figure]:
-    """The per-packet figures of a loaded campaign (none when it kept no packet logs)."""
+def _varying(campaign, names: Sequence[str]) -> list[str]:
+    """The factors among ``names`` whose level changes between the packet logs' runs."""
+    runs = campaign.runs[campaign.runs["tool"] == "ditg"]
+    return [n for n in names if n in runs and runs[n].nunique(dropna=True) > 1]
+
+
+def packet_figures(campaign, size: str | None = None, hue: Sequence[str] = (),
+                   factors: Sequence[str] | None = None) -> dict[str, plt.Figure]:
+    """The per-packet figures of a loaded campaign (none when it kept no
+    packet logs). A cell is a combination of the design ``factors`` (default:
+    the manifest's) that vary, at most three; ``hue`` splits the
+    tail-percentile lines, by default the first varying factor but the size."""
     if campaign.packets is None:
         return {}
-    factors = [f for f in campaign.manifest.factors if f != size]
-    by = [*([size] if size else []), *factors][:3]
+    names = list(campaign.manifest.factors) if factors is None else list(factors)
+    others = _varying(campaign, [f for f in names if f != size])
+    by = [*([size] if size else []), *others][:3]
     figures = {"delay_distribution": delay_distribution(campaign.packets, by, campaign=campaign.name,
                                                         synthetic=campaign.synthetic)}
     if size:
-        figures["tail_percentiles"] = tail_percentiles(campaign.packets, size, list(hue), campaign=campaign.name,
+        series = _varying(campaign, hue) if hue else others[:1]
+        figures["tail_percentiles"] = tail_percentiles(campaign.packets, size, series, campaign=campaign.name,
                                                        synthetic=campaign.synthetic)
     return figures
 
 
 def draw_packet_figures(campaign, factors: Sequence[str], directory: str | Path) -> list[Path]:
     """Draw and save the per-packet figures of a campaign that kept its packet
-    logs (the campaign report's 04_figures calls this); nothing otherwise. The
-    size axis is the design's size factor (a factor in bytes), when it has one."""
+    logs (the campaign report's 04_figures calls this with the design's
+    factors, replicate counters left out); nothing otherwise. The size axis
+    is the design's size factor (a factor in bytes), when it has one."""
     size = next((f for f in factors if str(f).endswith("_bytes")), None)
     written: list[Path] = []
-    for name, fig in packet_figures(campaign, size=size).items():
+    for name, fig in packet_figures(campaign, size=size, factors=factors).items():
         written += save(fig, directory, f"packets_{name}")  # save() closes the figure
     return written
 

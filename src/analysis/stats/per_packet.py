@@ -60,10 +60,14 @@ def delay_percentiles(packets: str, by: Sequence[str] = (), quantiles: Sequence[
         [*by, "quantile"], kind="stable", ignore_index=True)
 
 
-def delay_cdf(packets: str, by: Sequence[str] = (), points: int = 201) -> pd.DataFrame:
+TAIL = (0.999, 0.9999, 0.99999)
+
+
+def delay_cdf(packets: str, by: Sequence[str] = (), points: int = 201, tail: Sequence[float] = TAIL) -> pd.DataFrame:
     """The delay distribution per group at ``points`` evenly spaced probabilities
-    (a bounded size whatever the packet count): ``p``, ``delay_ms``, ``ccdf``."""
-    probabilities = [i / (points - 1) for i in range(points)]
+    and at the ``tail`` ones, which evenly spaced points cannot resolve (a
+    bounded size whatever the packet count): ``p``, ``delay_ms``, ``ccdf``."""
+    probabilities = sorted({i / (points - 1) for i in range(points)} | set(tail))
     table = delay_percentiles(packets, by, probabilities)
     table = table.rename(columns={"quantile": "p"})
     table["ccdf"] = 1.0 - table["p"]
