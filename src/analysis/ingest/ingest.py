@@ -14,7 +14,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -24,6 +24,7 @@ import pandas as pd
 from analysis import __version__
 from analysis.errors import ManifestError, ParseError
 from analysis.ingest.packets import PacketWriter
+from analysis.parsers.ditg_log import Packets
 from analysis.ingest.manifest import MANIFEST_NAME, FileMapper, Manifest, Unassigned, load_manifest
 from analysis.parsers import parse_bytes
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
@@ -145,64 +146,96 @@ class _RowBuffer:
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
+@dataclass
+class FileIngested:
+    """One file's ingest as handed back to the process that builds the tables:
+    its outcome, its content hash and its tidy rows (never its packets, which
+    are written where the file was parsed)."""
+
+    outcome: FileOutcome
+    digest: str  # sha256 of the content, or "symlink"
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    intervals: list[dict[str, Any]] = field(default_factory=list)
+
+
+# Where a packet log's packets go: (source path, factor levels, packets).
+WritePackets = Callable[[str, dict[str, Any], Packets], object]
+
+
 class _FileIngest:
-    """Ingests one file at a time and accumulates only the tidy rows."""
+    """Ingests one file: reads it, parses it, hands a packet log's packets to
+    ``write_packets`` and returns the rows. It keeps no state between files,
+    so the same object can run in another process (it pickles when
+    ``write_packets`` does)."""
 
-    def __init__(self, campaign_dir: Path, manifest: Manifest, strict: bool, packets: PacketWriter | None = None):
+    def __init__(self, campaign_dir: Path, manifest: Manifest, strict: bool, write_packets: WritePackets | None = None):
         self.dir = campaign_dir
-        self.packets = packets
+        self.write_packets = write_packets
         self.mapper = FileMapper(manifest)
-        self.factor_types = {k: v.type for k, v in manifest.factors.items()}
         self.strict = strict
-        self.runs = _RowBuffer()
-        self.intervals = _RowBuffer()
-        self.digests: list[tuple[str, str]] = []
-        self.rows_with_warnings = 0
 
-    def __call__(self, rel: str) -> FileOutcome:
+    def __call__(self, rel: str) -> FileIngested:
         path = self.dir / rel
         if path.is_symlink():
-            self.digests.append((rel, "symlink"))
-            return FileOutcome(rel, "rejected", reason="symbolic link: campaign files must be regular files inside the folder")
+            return FileIngested(FileOutcome(rel, "rejected", reason="symbolic link: campaign files must be regular files inside the folder"),
+                                "symlink")
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
-        self.digests.append((rel, digest))
         rule = self.mapper.is_ignored(rel)
         if rule is not None:
-            return FileOutcome(rel, "ignored", reason=f"ignore rule {rule!r}")
+            return FileIngested(FileOutcome(rel, "ignored", reason=f"ignore rule {rule!r}"), digest)
         try:
             assignment = self.mapper.assign(rel)
         except Unassigned as exc:
-            return FileOutcome(rel, "rejected", reason=str(exc))
+            return FileIngested(FileOutcome(rel, "rejected", reason=str(exc)), digest)
         try:
-            result = parse_bytes(data, rel, assignment.parser_hints, packets=self.packets is not None)
+            result = parse_bytes(data, rel, assignment.parser_hints, packets=self.write_packets is not None)
         except ParseError as exc:
-            return FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None)
+            return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None), digest)
         del data
         if not result.records:
-            return FileOutcome(rel, "rejected", reason="the parser found no run record", tool=result.tool, variant=result.variant)
+            return FileIngested(FileOutcome(rel, "rejected", reason="the parser found no run record", tool=result.tool,
+                                            variant=result.variant), digest)
         rows = []
         for record in result.records:
             row = record.to_dict()
             conflicts = _conflicts(assignment.levels, row)
             if conflicts and self.strict:
-                return FileOutcome(rel, "rejected", reason="; ".join(conflicts), tool=result.tool, variant=result.variant)
+                return FileIngested(FileOutcome(rel, "rejected", reason="; ".join(conflicts), tool=result.tool,
+                                                variant=result.variant), digest)
             row["warnings"] = row["warnings"] + conflicts
             row.update(assignment.levels)
             row.update({f"meta_{k}": v for k, v in assignment.meta.items()})
             row["source_path"] = rel
             row["source_sha256"] = digest
-            self.rows_with_warnings += bool(row["warnings"])
             rows.append(row)
-        self.runs.extend(rows)
-        if self.packets is not None and result.packets is not None:
-            self.packets.write(rel, assignment.levels, result.packets)
-        self.intervals.extend(iv.to_dict() | assignment.levels | {"source_path": rel} for iv in result.intervals)
+        if self.write_packets is not None and result.packets is not None:
+            self.write_packets(rel, assignment.levels, result.packets)
+        intervals = [iv.to_dict() | assignment.levels | {"source_path": rel} for iv in result.intervals]
         failed = [r for r in result.records if r.status == "failed"]
         outcome = "failed" if failed else "parsed"
         reason = failed[0].error if failed else None
-        return FileOutcome(rel, outcome, reason=reason, records=len(rows), tool=result.tool, variant=result.variant,
-                           warnings=list(result.warnings) or None)
+        return FileIngested(FileOutcome(rel, outcome, reason=reason, records=len(rows), tool=result.tool, variant=result.variant,
+                                        warnings=list(result.warnings) or None), digest, rows, intervals)
+
+
+class _Tables:
+    """Accumulates the files' rows in file order, as they are handed back
+    (so the tables are the same whoever parsed the files)."""
+
+    def __init__(self) -> None:
+        self.runs = _RowBuffer()
+        self.intervals = _RowBuffer()
+        self.files: list[FileOutcome] = []
+        self.digests: list[tuple[str, str]] = []
+        self.rows_with_warnings = 0
+
+    def add(self, done: FileIngested) -> None:
+        self.files.append(done.outcome)
+        self.digests.append((done.outcome.path, done.digest))
+        self.runs.extend(done.runs)
+        self.intervals.extend(done.intervals)
+        self.rows_with_warnings += sum(bool(row["warnings"]) for row in done.runs)
 
 
 def _conflicts(levels: dict[str, Any], row: dict[str, Any]) -> list[str]:
@@ -245,13 +278,18 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
     paths = discover(campaign_dir)
     if packets_to is not None:
         refuse_inside_raw(campaign_dir, packets_to)
-    writer = PacketWriter(packets_to) if packets_to is not None else None
-    worker = _FileIngest(campaign_dir, manifest, strict, writer)
-    with writer or contextlib.nullcontext():
-        files = [worker(rel) for rel in _progress(paths, progress, f"ingest {campaign_dir.name}")]
+    tables = _Tables()
+    with _progress(len(paths), progress, f"ingest {campaign_dir.name}") as advance:
+        writer = PacketWriter(packets_to) if packets_to is not None else None
+        worker = _FileIngest(campaign_dir, manifest, strict, writer.write if writer is not None else None)
+        with writer or contextlib.nullcontext():
+            for rel in paths:
+                tables.add(worker(rel))
+                advance(1)
+    factor_types = {k: v.type for k, v in manifest.factors.items()}
     factor_order = list(manifest.factors) + [k for k in manifest.files.constants if k not in manifest.factors]
-    runs = _frame(worker.runs, RUN_DTYPES, worker.factor_types, factor_order)
-    intervals = _frame(worker.intervals, INTERVAL_DTYPES | {"source_path": "string"}, worker.factor_types, factor_order)
+    runs = _frame(tables.runs, RUN_DTYPES, factor_types, factor_order)
+    intervals = _frame(tables.intervals, INTERVAL_DTYPES | {"source_path": "string"}, factor_types, factor_order)
     validate(runs, RUNS_SCHEMA)
     validate(intervals, INTERVALS_SCHEMA)
     return IngestResult(
@@ -259,9 +297,9 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
         manifest=manifest,
         runs=runs,
         intervals=intervals,
-        files=files,
-        fingerprint=_combine(campaign_dir, worker.digests),
-        warnings=worker.rows_with_warnings,
+        files=tables.files,
+        fingerprint=_combine(campaign_dir, tables.digests),
+        warnings=tables.rows_with_warnings,
         raw_dir=campaign_dir,
     )
 
@@ -290,14 +328,20 @@ def write_outputs(result: IngestResult, out_dir: str | Path) -> Path:
     return out
 
 
-def _progress(items: list[str], enabled: bool | None, label: str) -> Iterable[str]:
+@contextlib.contextmanager
+def _progress(total: int, enabled: bool | None, label: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar of ``total`` files; yields the function that counts n more done."""
     if enabled is None:
-        enabled = sys.stderr.isatty() and len(items) > 50
+        enabled = sys.stderr.isatty() and total > 50
     if not enabled:
-        return items
-    from rich.progress import track
+        yield lambda n: None
+        return
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
-    return track(items, description=label, transient=True, console=None)
+    columns = (TextColumn("[progress.description]{task.description}"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
 
 
 def summary_lines(result: IngestResult) -> list[str]:

@@ -117,15 +117,11 @@ class PacketWriter:
     time, which bounds memory to two logs' packets. Use it as a context
     manager: leaving waits for the last file and raises its error, if any.
 
-    The folder is emptied first: packets of a raw file that is gone must not
-    survive a re-ingest. Files are named by a hash of the source path, so a
-    run keeps its file name across ingests."""
+    The folder is emptied first (:func:`fresh_packets_folder`). Files are
+    named by a hash of the source path (:func:`run_file`)."""
 
     def __init__(self, out_dir: str | Path):
-        self.root = Path(out_dir) / PACKETS_FOLDER
-        if self.root.exists():
-            shutil.rmtree(self.root)
-        self.root.mkdir(parents=True)
+        self.root = fresh_packets_folder(out_dir)
         self.files = 0
         self.packets = 0
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="packet-writer")
@@ -142,7 +138,7 @@ class PacketWriter:
 
     def write(self, source_path: str, levels: dict[str, Any], packets: Packets) -> Path:
         self._wait()
-        path = self.root / (hashlib.sha256(source_path.encode()).hexdigest()[:16] + ".parquet")
+        path = run_file(self.root, source_path)
         self._pending = self._pool.submit(_write_file, path, source_path, levels, packets)
         self.files += 1
         self.packets += len(packets.seq)
@@ -152,6 +148,31 @@ class PacketWriter:
         pending, self._pending = self._pending, None
         if pending is not None:
             pending.result()
+
+
+def fresh_packets_folder(out_dir: str | Path) -> Path:
+    """``<out>/packets/``, emptied: packets of a raw file that is gone must
+    not survive a re-ingest. Done once per ingest, before any log is parsed."""
+    root = Path(out_dir) / PACKETS_FOLDER
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    return root
+
+
+def run_file(root: Path, source_path: str) -> Path:
+    """A run's packet file: named by a hash of its source path, so a run keeps its file name across ingests."""
+    return root / (hashlib.sha256(source_path.encode()).hexdigest()[:16] + ".parquet")
+
+
+def write_run_packets(root: Path, source_path: str, levels: dict[str, Any], packets: Packets) -> Path:
+    """One packet log's file, written now, in this thread. Needs only the
+    folder, so whichever process parsed the log writes it: a Dask worker
+    writes straight to the shared folder, and the packets never travel back
+    to the driver. The same bytes as :class:`PacketWriter` writes."""
+    path = run_file(root, source_path)
+    _write_file(path, source_path, levels, packets)
+    return path
 
 
 def _write_file(path: Path, source_path: str, levels: dict[str, Any], packets: Packets) -> None:
