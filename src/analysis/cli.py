@@ -13,9 +13,10 @@ import json
 import math
 import os
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -25,6 +26,9 @@ from analysis.errors import NetreproError, ParseError
 from analysis.ingest.campaign import processed_dir_for
 from analysis.ingest.ingest import ingest_campaign, summary_lines, write_outputs
 from analysis.parsers.ditg_log import packets_frame
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="netrepro: network benchmark outputs -> tidy tables, tests, verdicts, reports.")
 EXIT_SOME_FAILED, EXIT_UNUSABLE_INPUT = 1, 2
@@ -118,9 +122,17 @@ def ingest(
     campaign: Annotated[Path, typer.Argument(help="campaign folder with manifest.yaml")],
     out: Annotated[Optional[Path], typer.Option("--out", help="where to write (default data/processed/<campaign>)")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="exit non-zero if any file is rejected or contradicts the manifest")] = False,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help=(
+        "parse on the workers of this running Dask scheduler, e.g. tcp://host:8786; "
+        "they must see CAMPAIGN and OUT at the same paths (a shared filesystem)"))] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", metavar="N", help=(
+        "parse on N local worker processes (a Dask LocalCluster, closed afterwards)"))] = None,
 ) -> None:
     """Ingest a campaign into runs.parquet, intervals.parquet, rejected.csv and
     ingest.json, and the packets of its D-ITG packet logs into packets/*.parquet.
+
+    With --scheduler or -j the files are read and parsed, and their packets
+    written, on Dask workers; the tables are the same as without.
 
     Exit status: 0 when at least one file parsed, even if others were rejected
     (each rejected file is named with its line and reason, and listed in
@@ -129,7 +141,15 @@ def ingest(
     manifest; 2 when the campaign cannot be read (manifest, folder).
     """
     target = out or processed_dir_for(campaign)
-    result = ingest_campaign(campaign, strict=strict, packets_to=target)
+    if scheduler is not None and jobs is not None:
+        raise typer.BadParameter("give one of --scheduler and -j", param_hint="--scheduler / -j")
+    cluster: AbstractContextManager[Client | None] = nullcontext()
+    if scheduler is not None or jobs is not None:
+        from analysis.ingest.distributed import dask_client
+
+        cluster = dask_client(scheduler, jobs)
+    with cluster as client:
+        result = ingest_campaign(campaign, strict=strict, packets_to=target, client=client)
     write_outputs(result, target)
     for line in summary_lines(result):
         print(line)

@@ -10,6 +10,7 @@ only ever read.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import sys
@@ -17,17 +18,20 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import pandas as pd
 
 from analysis import __version__
 from analysis.errors import ManifestError, ParseError
-from analysis.ingest.packets import PacketWriter
+from analysis.ingest.packets import PacketWriter, fresh_packets_folder, write_run_packets
 from analysis.parsers.ditg_log import Packets
 from analysis.ingest.manifest import MANIFEST_NAME, FileMapper, Manifest, Unassigned, load_manifest
 from analysis.parsers import parse_bytes
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 OUTCOMES = ("parsed", "failed", "rejected", "ignored")
 
@@ -165,8 +169,8 @@ WritePackets = Callable[[str, dict[str, Any], Packets], object]
 class _FileIngest:
     """Ingests one file: reads it, parses it, hands a packet log's packets to
     ``write_packets`` and returns the rows. It keeps no state between files,
-    so the same object can run in another process (it pickles when
-    ``write_packets`` does)."""
+    so the same object runs in this process or on a Dask worker
+    (:mod:`.distributed`; it pickles when ``write_packets`` does)."""
 
     def __init__(self, campaign_dir: Path, manifest: Manifest, strict: bool, write_packets: WritePackets | None = None):
         self.dir = campaign_dir
@@ -267,10 +271,15 @@ def _frame(rows: _RowBuffer, dtypes: dict[str, str], factor_types: Mapping[str, 
 
 
 def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bool | None = None,
-                    packets_to: str | Path | None = None) -> IngestResult:
+                    packets_to: str | Path | None = None, client: Client | None = None) -> IngestResult:
     """Ingest one campaign folder into validated tidy tables. Only with
     ``packets_to`` is anything written: each packet log's packets, streamed to
-    ``<packets_to>/packets/`` one file at a time (see :mod:`.packets`)."""
+    ``<packets_to>/packets/`` one file at a time (see :mod:`.packets`).
+
+    With a Dask ``client`` the files are read, parsed and their packets
+    written on the cluster's workers, which must see the campaign and
+    ``packets_to`` at the same absolute paths (a shared filesystem); only the
+    rows come back, and the result is the same as without it."""
     campaign_dir = Path(campaign_dir)
     if not campaign_dir.is_dir():
         raise ManifestError(f"{campaign_dir}: not a campaign folder")
@@ -280,12 +289,24 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
         refuse_inside_raw(campaign_dir, packets_to)
     tables = _Tables()
     with _progress(len(paths), progress, f"ingest {campaign_dir.name}") as advance:
-        writer = PacketWriter(packets_to) if packets_to is not None else None
-        worker = _FileIngest(campaign_dir, manifest, strict, writer.write if writer is not None else None)
-        with writer or contextlib.nullcontext():
-            for rel in paths:
-                tables.add(worker(rel))
-                advance(1)
+        if client is None:
+            writer = PacketWriter(packets_to) if packets_to is not None else None
+            worker = _FileIngest(campaign_dir, manifest, strict, writer.write if writer is not None else None)
+            with writer or contextlib.nullcontext():
+                for rel in paths:
+                    tables.add(worker(rel))
+                    advance(1)
+        else:
+            from analysis.ingest.distributed import check_workers_see, map_in_order
+
+            # absolute paths: a worker's working folder is its own; each
+            # worker writes its logs' packets itself, in its own thread
+            root = fresh_packets_folder(packets_to).resolve() if packets_to is not None else None
+            worker = _FileIngest(campaign_dir.resolve(), manifest, strict,
+                                 functools.partial(write_run_packets, root) if root is not None else None)
+            check_workers_see(client, worker.dir, root)
+            for done in map_in_order(client, worker, paths, on_done=lambda: advance(1)):
+                tables.add(done)
     factor_types = {k: v.type for k, v in manifest.factors.items()}
     factor_order = list(manifest.factors) + [k for k in manifest.files.constants if k not in manifest.factors]
     runs = _frame(tables.runs, RUN_DTYPES, factor_types, factor_order)
