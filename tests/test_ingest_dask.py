@@ -119,18 +119,31 @@ def test_the_cluster_ingest_is_the_single_process_ingest(raw, single, client):
 
 
 def test_answers_come_back_in_file_order_whatever_order_they_finish(client, raw):
-    """A window of 2 tasks on 2 workers: small text files overtake the D-ITG logs."""
+    """One file a task, two tasks at a time on two workers: the small text
+    files overtake the D-ITG logs, and still come back in order."""
     paths = sorted(FILES)
     worker = _FileIngest(raw.resolve(), load_manifest(raw), False)
-    finished = []
-    answers = list(map_in_order(client, worker, paths, on_done=lambda: finished.append(1), window=2))
-    assert [a.outcome.path for a in answers] == paths and len(finished) == len(paths)
+    finished: list[int] = []
+    sizes = [10**9] * len(paths)  # each file alone in its task
+    answers = list(map_in_order(client, worker, paths, sizes, on_done=finished.append, window=2))
+    assert [a.outcome.path for a in answers] == paths and finished == [1] * len(paths)
+
+
+def test_small_files_travel_together_and_large_ones_alone():
+    assert distributed.batches([1] * 10, threads=1) == [range(0, 2), range(2, 4), range(4, 6), range(6, 8), range(8, 10)]
+    assert distributed.batches([1] * 10, threads=1, max_items=1) == [range(i, i + 1) for i in range(10)]
+    # a large packet log alone; the small outputs around it grouped
+    assert distributed.batches([1, 1, 1, 100, 1, 1], threads=1) == [range(0, 3), range(3, 4), range(4, 6)]
+    assert distributed.batches([5] * 4, threads=8, max_bytes=10) == [range(i, i + 1) for i in range(4)]
+    assert distributed.batches([], threads=2) == []
 
 
 def test_a_failed_task_names_its_file(client, raw):
     worker = _FileIngest(raw.resolve(), load_manifest(raw), False)
-    with pytest.raises(NetreproError, match=r"^netperf/gone\.txt: failed on a Dask worker: FileNotFoundError"):
-        list(map_in_order(client, worker, ["iperf2/client_udp.txt", "netperf/gone.txt", "netperf/tcp_stream.txt"]))
+    paths = ["iperf2/client_udp.txt", "netperf/gone.txt", "netperf/tcp_stream.txt"]
+    for sizes in ([1, 1, 1], [10**9] * 3):  # in a task with others, and alone
+        with pytest.raises(NetreproError, match=r"^netperf/gone\.txt: failed on a Dask worker: FileNotFoundError: "):
+            list(map_in_order(client, worker, paths, sizes))
 
 
 def test_what_a_worker_that_does_not_share_the_driver_s_folders_answers(client, raw, tmp_path):

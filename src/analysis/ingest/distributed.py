@@ -120,23 +120,58 @@ def check_workers_see(client: Client, campaign_dir: Path, packets_root: Path | N
             raise NetreproError(f"Dask worker {worker}: {why}: {SHARED}")
 
 
-def _call(task: Callable[[str], T], item: str) -> T:
-    return task(item)
+class _ItemFailed(Exception):
+    """Raised on a worker when ``task(item)`` raised: which item, and the error in one line."""
 
 
-def map_in_order(client: Client, task: Callable[[str], T], items: Sequence[str],
-                 on_done: Callable[[], None] | None = None, window: int | None = None) -> Iterator[T]:
+def _call_batch(task: Callable[[str], T], items: list[str]) -> list[T]:
+    out = []
+    for item in items:
+        try:
+            out.append(task(item))
+        except Exception as exc:
+            raise _ItemFailed(item, _one_line(exc)) from None
+    return out
+
+
+def batches(sizes: Sequence[int], threads: int, max_bytes: int = 32 << 20, max_items: int = 256) -> list[range]:
+    """Consecutive items grouped into tasks of about ``sum(sizes) / (4 * threads)``
+    bytes (at most ``max_bytes`` and ``max_items``; a larger item alone).
+
+    A task costs the cluster a few milliseconds whatever it does, more than
+    parsing a small text output, while a large packet log takes seconds: so
+    small files travel together and large ones alone, and there are still
+    about four tasks per worker thread to balance the load."""
+    target = max(1, min(max_bytes, sum(sizes) // (4 * max(threads, 1))))
+    out, start, weight = [], 0, 0
+    for i, size in enumerate(sizes):
+        if i > start and (weight + size > target or i - start >= max_items):
+            out.append(range(start, i))
+            start, weight = i, 0
+        weight += size
+    if start < len(sizes):
+        out.append(range(start, len(sizes)))
+    return out
+
+
+def map_in_order(client: Client, task: Callable[[str], T], items: Sequence[str], sizes: Sequence[int] | None = None,
+                 on_done: Callable[[int], None] | None = None, window: int | None = None) -> Iterator[T]:
     """``task(item)`` for every item on the cluster's workers, yielded in the
-    order of ``items`` (``on_done`` is called as each one finishes, in any order).
+    order of ``items``; ``on_done(n)`` is called as each task's n items finish,
+    in any order.
 
-    ``task`` must pickle; it is sent to every worker once. At most ``window``
-    tasks are on the cluster at once (default: four per worker thread, at
-    least 64), which bounds what waits on the driver for an earlier item.
-    A task that raises stops everything: the error names its item."""
+    Items go to the workers in tasks of consecutive items grouped by ``sizes``
+    (bytes; see :func:`batches`). ``task`` must pickle; it is sent to every
+    worker once. At most ``window`` tasks are on the cluster at once (default:
+    four per worker thread, at least 16), which bounds what waits on the
+    driver for an earlier item. A task that raises stops everything: the
+    error names its item."""
     if not items:
         return
+    threads = sum(client.nthreads().values())
+    groups = batches(sizes if sizes is not None else [1] * len(items), threads)
     (remote,) = client.scatter([task], broadcast=True, hash=False)
-    window = window or max(64, 4 * sum(client.nthreads().values()))
+    window = window or max(16, 4 * threads)
     prefix = f"netrepro-ingest-{uuid.uuid4().hex[:12]}"
     running: dict[Hashable, tuple[int, Future]] = {}
     finishing = as_completed(loop=client.loop)
@@ -144,29 +179,35 @@ def map_in_order(client: Client, task: Callable[[str], T], items: Sequence[str],
 
     def submit() -> None:
         nonlocal submitted
-        future = client.submit(_call, remote, items[submitted], key=f"{prefix}-{submitted}")
+        group = groups[submitted]
+        future = client.submit(_call_batch, remote, [items[i] for i in group], key=f"{prefix}-{group.start}")
         running[future.key] = (submitted, future)
         finishing.add(future)
         submitted += 1
 
-    while submitted < min(window, len(items)):
+    while submitted < min(window, len(groups)):
         submit()
-    finished: dict[int, T] = {}
+    finished: dict[int, list[T]] = {}
     next_out = 0
     try:
         for future in finishing:
-            i, _ = running.pop(future.key)
+            g, _ = running.pop(future.key)
             try:
-                finished[i] = future.result()
-            except (Exception, CancelledError) as exc:
-                raise NetreproError(f"{items[i]}: failed on a Dask worker: {_one_line(exc)}") from exc
+                finished[g] = future.result()
+            except _ItemFailed as exc:
+                item, why = exc.args
+                raise NetreproError(f"{item}: failed on a Dask worker: {why}") from None
+            except (Exception, CancelledError) as exc:  # the worker died, the scheduler went away
+                group = groups[g]
+                where = items[group.start] if len(group) == 1 else f"one of {items[group.start]} … {items[group[-1]]}"
+                raise NetreproError(f"{where}: failed on a Dask worker: {_one_line(exc)}") from None
             future.release()
-            if submitted < len(items):
+            if submitted < len(groups):
                 submit()
             if on_done is not None:
-                on_done()
+                on_done(len(groups[g]))
             while next_out in finished:
-                yield finished.pop(next_out)
+                yield from finished.pop(next_out)
                 next_out += 1
     finally:
         if running:

@@ -305,7 +305,8 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
             worker = _FileIngest(campaign_dir.resolve(), manifest, strict,
                                  functools.partial(write_run_packets, root) if root is not None else None)
             check_workers_see(client, worker.dir, root)
-            for done in map_in_order(client, worker, paths, on_done=lambda: advance(1)):
+            sizes = [(campaign_dir / rel).lstat().st_size for rel in paths]
+            for done in map_in_order(client, worker, paths, sizes, on_done=advance):
                 tables.add(done)
     factor_types = {k: v.type for k, v in manifest.factors.items()}
     factor_order = list(manifest.factors) + [k for k in manifest.files.constants if k not in manifest.factors]
