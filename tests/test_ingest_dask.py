@@ -142,27 +142,36 @@ def test_a_failed_task_names_its_file(client, raw):
     worker = _FileIngest(raw.resolve(), load_manifest(raw), False)
     paths = ["iperf2/client_udp.txt", "netperf/gone.txt", "netperf/tcp_stream.txt"]
     for sizes in ([1, 1, 1], [10**9] * 3):  # in a task with others, and alone
-        with pytest.raises(NetreproError, match=r"^netperf/gone\.txt: failed on a Dask worker: FileNotFoundError: "):
+        with pytest.raises(NetreproError, match=r"^netperf/gone\.txt: failed on Dask worker tcp://127\.0\.0\.1:\d+: FileNotFoundError: "):
             list(map_in_order(client, worker, paths, sizes))
 
 
-def test_what_a_worker_that_does_not_share_the_driver_s_folders_answers(client, raw, tmp_path):
+def test_what_a_worker_that_does_not_share_the_driver_s_folders_or_code_answers(client, raw, tmp_path):
     """Each worker's answer to check_workers_see (on one machine the workers
-    share every folder, so the answers are asked for directly)."""
+    share every folder and the code, so the answers are asked for directly)."""
+    code = distributed.loaded_code()
     manifest = raw / "manifest.yaml"
     sha = hashlib.sha256(manifest.read_bytes()).hexdigest()
-    answers = client.run(distributed._sees, str(tmp_path / "not-here" / "manifest.yaml"), sha, None)
-    assert len(answers) == 2 and all(why.startswith("cannot read the campaign's manifest") for why in answers.values())
+    shared = ": the raw campaign and the output folder must be on a shared filesystem, at the same path on every worker"
+
+    def answers(*args):
+        found = client.run(distributed._sees, *args)
+        assert len(found) == 2 and len(set(found.values())) == 1
+        return next(iter(found.values()))
+
+    assert answers(code, str(manifest), sha, None) is None
+    assert answers("0" * 64, str(manifest), sha, None).startswith("runs another netrepro than the driver")
+    assert answers(code, str(tmp_path / "not-here" / "manifest.yaml"), sha, None) == (
+        f"cannot read the campaign's manifest {tmp_path / 'not-here' / 'manifest.yaml'} (No such file or directory)" + shared)
     copy = tmp_path / "copy"  # a folder holding other files at the path: not the driver's campaign
     copy.mkdir()
     (copy / "manifest.yaml").write_text("campaign: {title: another, synthetic: false}\n")
-    answers = client.run(distributed._sees, str(copy / "manifest.yaml"), sha, None)
-    assert all("reads another" in why and "than the driver" in why for why in answers.values())
-    answers = client.run(distributed._sees, str(manifest), sha, str(tmp_path / "elsewhere" / ".probe"))
-    assert all(why == f"does not see the output folder {tmp_path / 'elsewhere'} that the driver made" for why in answers.values())
+    assert answers(code, str(copy / "manifest.yaml"), sha, None).startswith(f"reads another {copy / 'manifest.yaml'} than the driver")
+    assert answers(code, str(manifest), sha, str(tmp_path / "elsewhere" / ".probe")) == (
+        f"does not see the output folder {tmp_path / 'elsewhere'} that the driver made" + shared)
     packets = tmp_path / "packets"
     packets.mkdir()
-    check_workers_see(client, raw, packets)  # they do see these: no error, and the driver's probe file is gone
+    check_workers_see(client, raw, packets)  # they do: no error, and the driver's probe file is gone
     assert not any(packets.iterdir())
 
 

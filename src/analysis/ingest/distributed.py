@@ -15,6 +15,7 @@ same absolute paths (a shared filesystem), and import the same netrepro
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import os
@@ -25,10 +26,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from distributed import Client, Future, LocalCluster, as_completed
+from distributed import Client, Future, LocalCluster, as_completed, get_worker
 from distributed.comm.addressing import parse_address
 from distributed.comm.registry import get_backend
 
+import analysis
 from analysis.errors import NetreproError
 from analysis.ingest.manifest import MANIFEST_NAME
 
@@ -78,26 +80,42 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         yield client
 
 
-def _sees(manifest: str, manifest_sha256: str, probe: str | None) -> str | None:
+@functools.cache
+def loaded_code() -> str:
+    """A hash of the netrepro source as this process first saw it (cached, so
+    a long-lived worker keeps the hash of the code it imported even after the
+    files change)."""
+    digest = hashlib.sha256(analysis.__version__.encode())
+    root = Path(analysis.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _sees(code: str, manifest: str, manifest_sha256: str, probe: str | None) -> str | None:
     """On a worker: why it cannot do the ingest's file tasks, or None."""
+    if loaded_code() != code:
+        return ("runs another netrepro than the driver (a different version or commit, or a worker "
+                "started before the code changed): install the driver's and restart the worker")
     try:
         with open(manifest, "rb") as f:
             seen = hashlib.sha256(f.read()).hexdigest()
     except OSError as exc:
-        return f"cannot read the campaign's manifest {manifest} ({exc.strerror})"
+        return f"cannot read the campaign's manifest {manifest} ({exc.strerror}): {SHARED}"
     if seen != manifest_sha256:
-        return f"reads another {manifest} than the driver (a copy of the campaign, not the same folder?)"
+        return f"reads another {manifest} than the driver (a copy of the campaign, not the same folder?): {SHARED}"
     if probe is not None:
         folder = os.path.dirname(probe)
         if not os.path.isfile(probe):
-            return f"does not see the output folder {folder} that the driver made"
+            return f"does not see the output folder {folder} that the driver made: {SHARED}"
         if not os.access(folder, os.W_OK | os.X_OK):
             return f"cannot write to the output folder {folder}"
     return None
 
 
 def check_workers_see(client: Client, campaign_dir: Path, packets_root: Path | None, timeout: float = 60) -> None:
-    """Fail early, naming the worker, when a worker does not see the driver's
+    """Fail early, naming the worker, when a worker runs other netrepro code
+    than the driver (the tables would differ), does not see the driver's
     campaign (its manifest, byte for byte) or the packets folder the driver
     made (a file the driver leaves there for the check), or cannot write there."""
     try:
@@ -110,18 +128,21 @@ def check_workers_see(client: Client, campaign_dir: Path, packets_root: Path | N
     try:
         if probe is not None:
             probe.touch()
-        answers = client.run(_sees, str(manifest), hashlib.sha256(manifest.read_bytes()).hexdigest(),
-                             str(probe) if probe is not None else None)
+        answers = client.run(_sees, loaded_code(), str(manifest), hashlib.sha256(manifest.read_bytes()).hexdigest(),
+                             str(probe) if probe is not None else None, on_error="return")
     finally:
         if probe is not None:
             probe.unlink(missing_ok=True)
     for worker, why in sorted(answers.items()):
+        if isinstance(why, BaseException):  # an older netrepro's check, or none at all
+            raise NetreproError(f"Dask worker {worker}: cannot run this netrepro's check ({_one_line(why)}): "
+                                "install the driver's netrepro there and restart the worker")
         if why:
-            raise NetreproError(f"Dask worker {worker}: {why}: {SHARED}")
+            raise NetreproError(f"Dask worker {worker}: {why}")
 
 
 class _ItemFailed(Exception):
-    """Raised on a worker when ``task(item)`` raised: which item, and the error in one line."""
+    """Raised on a worker when ``task(item)`` raised: which item, which worker, and the error in one line."""
 
 
 def _call_batch(task: Callable[[str], T], items: list[str]) -> list[T]:
@@ -130,7 +151,7 @@ def _call_batch(task: Callable[[str], T], items: list[str]) -> list[T]:
         try:
             out.append(task(item))
         except Exception as exc:
-            raise _ItemFailed(item, _one_line(exc)) from None
+            raise _ItemFailed(item, get_worker().address, _one_line(exc)) from None
     return out
 
 
@@ -195,8 +216,8 @@ def map_in_order(client: Client, task: Callable[[str], T], items: Sequence[str],
             try:
                 finished[g] = future.result()
             except _ItemFailed as exc:
-                item, why = exc.args
-                raise NetreproError(f"{item}: failed on a Dask worker: {why}") from None
+                item, worker, why = exc.args
+                raise NetreproError(f"{item}: failed on Dask worker {worker}: {why}") from None
             except (Exception, CancelledError) as exc:  # the worker died, the scheduler went away
                 group = groups[g]
                 where = items[group.start] if len(group) == 1 else f"one of {items[group.start]} … {items[group[-1]]}"
