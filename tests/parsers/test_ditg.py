@@ -9,6 +9,8 @@ The contract every parser keeps (each fixture parses or is refused with
 file:line, no parser claims another tool's output, fuzzing) is in test_contract.py.
 """
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -358,3 +360,17 @@ def test_binary_packets_table_on_request():
     assert len(table) == 198 and list(table.seq[:3]) == [1, 2, 3]
     assert table.delay_s.iloc[0] == pytest.approx(0.000038, abs=1e-9)
     assert len(parse_bytes(data, "u.bin", packets=True).packets.seq) == 198
+
+
+@pytest.mark.skipif(shutil.which("ITGDec") is None, reason="ITGDec (Debian d-itg) is not installed")
+def test_a_log_with_error_lines_is_sniffed_as_a_log_and_read_as_itgdec_reads_it(tmp_path):
+    records = np.frombuffer((FIX / "udp4.recv.bin").read_bytes(), ditg_log.RECORD).copy()
+    records["tx_hour"][10] = 30  # out of range for ITGDec: two 'Error lines', skipped
+    records["rx_sec"][20] = 61.5
+    damaged = tmp_path / "damaged.recv.bin"
+    damaged.write_bytes(records.tobytes())
+    result = parse_bytes(damaged.read_bytes(), "damaged.recv.bin", {"ditg": {"meter": "owdm"}})
+    assert result.variant == "binary-receiver" and result.records[-1].packets_received == len(records) - 2
+    itgdec = subprocess.run(["ITGDec", str(damaged)], capture_output=True, text=True, check=True).stdout
+    ours = ditg_format.format_summary(ditg_stats.summarize(ditg_log.packets_from_records(*ditg_log.read_records(records.tobytes()))))
+    assert ours == itgdec.split("\n", 2)[2]

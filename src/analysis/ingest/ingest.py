@@ -13,6 +13,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import mmap
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -28,7 +29,7 @@ from analysis.errors import ManifestError, ParseError
 from analysis.ingest.packets import PacketWriter, fresh_packets_folder, write_run_packets
 from analysis.parsers.ditg_log import Packets
 from analysis.ingest.manifest import MANIFEST_NAME, FileMapper, Manifest, Unassigned, load_manifest
-from analysis.parsers import parse_bytes
+from analysis.parsers import parse_bytes, read_contents
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ def _hashing() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
 
 
-def _sha256_beside(data: bytes) -> Callable[[], str]:
+def _sha256_beside(data: bytes | mmap.mmap) -> Callable[[], str]:
     """The content's SHA-256, as a call that returns it. A large file (a
     packet log) is hashed in a thread while the parser reads it: hashlib
     releases the GIL, and on a 1 GB campaign hashing is a fifth of the work."""
@@ -202,7 +203,7 @@ class _FileIngest:
         if path.is_symlink():
             return FileIngested(FileOutcome(rel, "rejected", reason="symbolic link: campaign files must be regular files inside the folder"),
                                 "symlink")
-        data = path.read_bytes()
+        data = read_contents(path)
         digest = _sha256_beside(data)
         rule = self.mapper.is_ignored(rel)
         if rule is not None:

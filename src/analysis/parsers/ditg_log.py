@@ -10,6 +10,7 @@ ITGDec's arithmetic on them is :mod:`.ditg_stats`.
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,23 +57,25 @@ class Packets:
                        self.tx_s[start:stop], self.rx_s[start:stop])
 
 
-def checked_records(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+def checked_records(data: bytes | mmap.mmap) -> tuple[np.ndarray, np.ndarray] | None:
     """``data`` as records and run starts (see :func:`read_records`) when it
     is a plausible D-ITG log (see :func:`detect_binary`), else None: what
     sniffing found is handed on, so a log is checked once, not twice."""
-    if not data or len(data) % RECORD_SIZE:
+    if not len(data) or len(data) % RECORD_SIZE:
         return None
     arr = np.frombuffer(data, RECORD)
-    if not _times_in_range(arr):
-        return None
     starts = _checked_run_starts(arr)
-    return None if starts is None else (arr, starts)
+    if starts is None or not _times_in_range(arr[starts]):
+        return None
+    return arr, starts
 
 
-def detect_binary(data: bytes) -> bool:
-    """True only for a plausible D-ITG log: whole records, every time field in
-    range (hour < 24, minute < 60, 0 <= seconds < 60) and both addresses
-    NUL-terminated printable text padded with NULs, so no text file passes."""
+def detect_binary(data: bytes | mmap.mmap) -> bool:
+    """True only for a plausible D-ITG log: whole records, both addresses of
+    every record NUL-terminated printable text padded with NULs, and the time
+    fields in range (hour < 24, minute < 60, 0 <= seconds < 60) where each
+    run of one flow starts, so no text file passes. Other records with times
+    out of range are ITGDec's 'Error lines', skipped when the log is read."""
     return checked_records(data) is not None
 
 
