@@ -89,11 +89,12 @@ def _unwrap_midnight(tx: np.ndarray, rx: np.ndarray) -> tuple[np.ndarray, np.nda
     """Receive times made monotonic across midnight (file order is arrival
     order) and delays with the day put back; unchanged when nothing wraps."""
     delay = rx - tx
-    steps = np.diff(rx)
-    back = len(steps) > 0 and steps.min() < -_HALF_DAY_S
-    wrapped = np.abs(delay).max() > _HALF_DAY_S
+    # a step back of half a day needs times half a day apart: two reductions
+    # rule it out without the array of steps
+    back = rx.max() - rx.min() > _HALF_DAY_S and np.diff(rx).min() < -_HALF_DAY_S
+    wrapped = max(delay.max(), -delay.min()) > _HALF_DAY_S
     if back:
-        rx = rx + _DAY_S * np.concatenate(([0], np.cumsum(steps < -_HALF_DAY_S)))
+        rx = rx + _DAY_S * np.concatenate(([0], np.cumsum(np.diff(rx) < -_HALF_DAY_S)))
     if wrapped:
         delay = delay + _DAY_S * ((delay < -_HALF_DAY_S).astype(np.float64) - (delay > _HALF_DAY_S))
     return rx, delay, bool(back or wrapped)
