@@ -13,11 +13,9 @@ import contextlib
 import functools
 import hashlib
 import json
-import mmap
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
@@ -164,24 +162,6 @@ class FileIngested:
     intervals: list[dict[str, Any]] = field(default_factory=list)
 
 
-_HASH_BESIDE = 1 << 22  # bytes: a file this large is hashed in a thread while it is parsed
-
-
-@functools.cache
-def _hashing() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
-
-
-def _sha256_beside(data: bytes | mmap.mmap) -> Callable[[], str]:
-    """The content's SHA-256, as a call that returns it. A large file (a
-    packet log) is hashed in a thread while the parser reads it: hashlib
-    releases the GIL, and on a 1 GB campaign hashing is a fifth of the work."""
-    if len(data) < _HASH_BESIDE:
-        digest = hashlib.sha256(data).hexdigest()
-        return lambda: digest
-    return _hashing().submit(lambda: hashlib.sha256(data).hexdigest()).result
-
-
 # Where a packet log's packets go: (source path, factor levels, packets).
 WritePackets = Callable[[str, dict[str, Any], Packets], object]
 
@@ -204,34 +184,34 @@ class _FileIngest:
             return FileIngested(FileOutcome(rel, "rejected", reason="symbolic link: campaign files must be regular files inside the folder"),
                                 "symlink")
         data = read_contents(path)
-        digest = _sha256_beside(data)
+        digest = hashlib.sha256(data).hexdigest()
         rule = self.mapper.is_ignored(rel)
         if rule is not None:
-            return FileIngested(FileOutcome(rel, "ignored", reason=f"ignore rule {rule!r}"), digest())
+            return FileIngested(FileOutcome(rel, "ignored", reason=f"ignore rule {rule!r}"), digest)
         try:
             assignment = self.mapper.assign(rel)
         except Unassigned as exc:
-            return FileIngested(FileOutcome(rel, "rejected", reason=str(exc)), digest())
+            return FileIngested(FileOutcome(rel, "rejected", reason=str(exc)), digest)
         try:
             result = parse_bytes(data, rel, assignment.parser_hints, packets=self.write_packets is not None)
         except ParseError as exc:
-            return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None), digest())
+            return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None), digest)
         del data
         if not result.records:
             return FileIngested(FileOutcome(rel, "rejected", reason="the parser found no run record", tool=result.tool,
-                                            variant=result.variant), digest())
+                                            variant=result.variant), digest)
         rows = []
         for record in result.records:
             row = record.to_dict()
             conflicts = _conflicts(assignment.levels, row)
             if conflicts and self.strict:
                 return FileIngested(FileOutcome(rel, "rejected", reason="; ".join(conflicts), tool=result.tool,
-                                                variant=result.variant), digest())
+                                                variant=result.variant), digest)
             row["warnings"] = row["warnings"] + conflicts
             row.update(assignment.levels)
             row.update({f"meta_{k}": v for k, v in assignment.meta.items()})
             row["source_path"] = rel
-            row["source_sha256"] = digest()
+            row["source_sha256"] = digest
             rows.append(row)
         if self.write_packets is not None and result.packets is not None:
             self.write_packets(rel, assignment.levels, result.packets)
@@ -240,7 +220,7 @@ class _FileIngest:
         outcome = "failed" if failed else "parsed"
         reason = failed[0].error if failed else None
         return FileIngested(FileOutcome(rel, outcome, reason=reason, records=len(rows), tool=result.tool, variant=result.variant,
-                                        warnings=list(result.warnings) or None), digest(), rows, intervals)
+                                        warnings=list(result.warnings) or None), digest, rows, intervals)
 
 
 class _Tables:
