@@ -23,8 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.errors import HypothesisError
-from analysis.reproduce.claims import Claim, load_claims
-from analysis.reproduce.lookup import load_record
+from analysis.reproduce.claims import Claim
+from analysis.reproduce.lookup import Record, load_record
 from analysis.reproduce.mirrors import Dataset, load_mirror, load_mirrors, mirror_available
 from analysis.verdicts import canon, evaluate_hypotheses
 from analysis.verdicts.rules import aggregate
@@ -111,15 +111,19 @@ def _base_scope(claim: Claim, dataset: Dataset) -> tuple[dict, list[str]]:
     return scope, notes
 
 
-def study_scope(study: str) -> dict:
+def _record(study: str | Record) -> Record:
+    return study if isinstance(study, Record) else load_record(study)
+
+
+def study_scope(study: str | Record) -> dict:
     """What the study's design fixes for every claim: its single transport, if it used one."""
-    transports = load_record(study).design_value("transports") or []
+    transports = _record(study).design_value("transports") or []
     return {"transport": transports[0]} if len(transports) == 1 else {}
 
 
-def study_constants(study: str) -> dict:
+def study_constants(study: str | Record) -> dict:
     """Factors the study never varied (one level in its whole record, e.g. 000's open system)."""
-    rows = load_record(study).rows
+    rows = _record(study).rows
     out = {}
     for factor in ("os", "security", "testbed", "host", "application"):
         levels = {v for v in rows[factor].dropna() if str(v) != ""}
@@ -205,16 +209,20 @@ def _published(verdicts: pd.DataFrame | None, claim_id: str) -> str:
     return "" if row.empty else f"{row['verdict'].iloc[0]} ({row['class'].iloc[0]})"
 
 
-def own_data_table(study: str, verdicts: pd.DataFrame | None = None, raw_dir: Path | None = None) -> pd.DataFrame:
+def own_data_table(study: str, verdicts: pd.DataFrame | None = None, raw_dir: Path | None = None,
+                   record: Record | None = None) -> pd.DataFrame:
     """Side by side, per claim of ``study``: the study's verdict (as printed, and as
     our evaluation of its published numbers found, from ``verdicts``) and the
-    same hypothesis on our mirror dataset, or why it cannot be tested there."""
+    same hypothesis on our mirror dataset, or why it cannot be tested there.
+    ``record``: the study's, when the caller has it loaded (the thesis's takes
+    seconds to read)."""
     mirrors = load_mirrors()
     dataset_name = mirrors.studies[study]
     dataset = mirrors.datasets[dataset_name]
-    claims = load_claims(study).claims
+    record = record or load_record(study)
+    claims = record.claims.claims
     runs = mirror_runs(dataset_name, raw_dir) if mirror_available(dataset_name, raw_dir) else None
-    fixed, constants = study_scope(study), study_constants(study)
+    fixed, constants = study_scope(record), study_constants(record)
     rows = []
     for claim in claims:
         ours = (_evaluate(claim, dataset, runs, fixed, constants) if runs is not None else

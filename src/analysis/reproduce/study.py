@@ -67,7 +67,7 @@ class Reproduction:
 
     def own_data(self) -> pd.DataFrame:
         """Each claim re-tested on our mirror dataset, beside the study's verdict."""
-        return own_data_table(self.study, self.verdicts)
+        return own_data_table(self.study, self.verdicts, record=self.record)
 
     def mdd_text(self) -> str:
         return mdd_summary(self.record)
