@@ -22,11 +22,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.parsers.ditg_log import Packets
+from analysis.parsers.ditg_log import Packets, nanoseconds
 
 PACKETS_FOLDER = "packets"
 ROW_GROUP = 1 << 20  # packets per row group: ~20 MB uncompressed, a unit DuckDB reads in parallel
 _DAY_NS = 86_400 * 10**9
+
 
 def _coded(type_: pa.DataType) -> pa.DataType:
     return pa.dictionary(pa.int32(), type_)
@@ -52,12 +53,6 @@ PACKET_FIELDS = [
 ]
 
 
-def _nanoseconds(seconds: np.ndarray) -> np.ndarray:
-    """Seconds of the day (a double holding microseconds) as exact integer ns:
-    below 86,400 s a double resolves ~1e-11 s, so rounding recovers the stamp."""
-    return np.rint(np.asarray(seconds, dtype=np.float64) * 1e9).astype(np.int64)
-
-
 def _per_flow(values: list[Any], flow: np.ndarray, type_: pa.DataType) -> pa.Array:
     """A column that is constant per flow: one value per flow and an index per packet."""
     return pa.DictionaryArray.from_arrays(pa.array(flow.astype(np.int32)), pa.array(values, type_))
@@ -73,7 +68,7 @@ def packet_table(packets: Packets, source_path: str, levels: dict[str, Any], fir
 
     A delay is receive minus send time with the day put back when a run
     crosses midnight (as ITGDec's summary does)."""
-    tx, rx = _nanoseconds(packets.tx_s), _nanoseconds(packets.rx_s)
+    tx, rx = nanoseconds(packets.tx_s), nanoseconds(packets.rx_s)
     delay = rx - tx
     delay += _DAY_NS * ((delay < -_DAY_NS // 2).astype(np.int64) - (delay > _DAY_NS // 2))
     n, flow, ends = len(packets.seq), packets.flow, packets.endpoints
@@ -122,8 +117,6 @@ class PacketWriter:
 
     def __init__(self, out_dir: str | Path):
         self.root = fresh_packets_folder(out_dir)
-        self.files = 0
-        self.packets = 0
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="packet-writer")
         self._pending: Future[None] | None = None
 
@@ -140,8 +133,6 @@ class PacketWriter:
         self._wait()
         path = run_file(self.root, source_path)
         self._pending = self._pool.submit(_write_file, path, source_path, levels, packets)
-        self.files += 1
-        self.packets += len(packets.seq)
         return path
 
     def _wait(self) -> None:

@@ -190,23 +190,38 @@ def _flow_index(arr: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, list[E
     if not len(arr):
         return np.zeros(0, dtype=np.int64), []
     w = _words(arr)
-    key = np.ascontiguousarray(np.concatenate([w[starts][:, [0, 2, 3]], w[starts, _ADDR_WORDS]], axis=1))
-    _, first, inverse = np.unique(key.view(f"V{key.shape[1] * 4}").ravel(), return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))  # order of first appearance
-    rows = starts[np.sort(first)]
+    number, first = first_appearance(np.concatenate([w[starts][:, [0, 2, 3]], w[starts, _ADDR_WORDS]], axis=1))
+    rows = starts[first]
     endpoints = [(int(f), s.decode("ascii"), int(sp), d.decode("ascii"), int(dp))
                  for f, s, sp, d, dp in zip(arr["flow"][rows], arr["src"][rows], arr["src_port"][rows],
                                             arr["dst"][rows], arr["dst_port"][rows])]
     lengths = np.diff(np.append(starts, len(arr)))
-    return np.repeat(rank[inverse.ravel()], lengths), endpoints
+    return np.repeat(number, lengths), endpoints
+
+
+def first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``keys`` (a 2-D integer array) numbered 0, 1, ... by the order in
+    which each distinct row first appears, as ITGDec numbers flows; and the
+    index of each number's first row."""
+    keys = np.ascontiguousarray(keys)
+    _, first, inverse = np.unique(keys.view(f"V{keys.shape[1] * keys.itemsize}").ravel(), return_index=True,
+                                  return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inverse.ravel()], np.sort(first)
+
+
+def nanoseconds(seconds: np.ndarray) -> np.ndarray:
+    """Seconds of the day (a double holding microseconds) as exact integer ns:
+    below 86,400 s a double resolves ~1e-11 s, so rounding recovers the stamp."""
+    return np.rint(np.asarray(seconds, dtype=np.float64) * 1e9).astype(np.int64)
 
 
 def _apart(later: np.ndarray, earlier: np.ndarray) -> np.ndarray:
     """``later - earlier`` in seconds, from whole nanoseconds (as the stored
-    packets, ingest.packets): a plain difference of two times of day
-    prints D-ITG's 92 microseconds as 9.1999999995e-05."""
-    return (np.rint(later * 1e9) - np.rint(earlier * 1e9)) / 1e9
+    packets): a plain difference of two times of day prints D-ITG's 92
+    microseconds as 9.1999999995e-05."""
+    return (nanoseconds(later) - nanoseconds(earlier)) / 1e9
 
 
 def packets_frame(packets: Packets) -> pd.DataFrame:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.parsers.ditg_log import Endpoint, Packets, seconds_of_day
+from analysis.parsers.ditg_log import Endpoint, Packets, first_appearance, seconds_of_day
 
 PIECE = 1 << 22  # characters read at a time: a piece and its arrays stay in the CPU caches
 PAD = 64  # zero bytes around a piece, so that every 8-byte read near a line stays in the buffer
@@ -303,12 +303,9 @@ def _assemble(pieces: list[_Piece]) -> Packets:
     """One Packets from the pieces: flows numbered by first appearance of
     their key (flow id, ports, addresses), looked for where keys change."""
     keys = np.concatenate([p.keys for p in pieces])
-    _, first, inverse = np.unique(keys.view(f"V{keys.shape[1] * 8}").ravel(), return_index=True,
-                                  return_inverse=True)
-    rank = np.empty(len(first), np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    flow = rank[inverse.ravel()][_carried(np.concatenate([p.new_key for p in pieces]))]
-    endpoints = [_endpoint(keys[i]) for i in np.sort(first)]
+    number, first = first_appearance(keys)
+    flow = number[_carried(np.concatenate([p.new_key for p in pieces]))]
+    endpoints = [_endpoint(keys[i]) for i in first]
     seq, size, tx_s, rx_s = (np.concatenate([getattr(p, name) for p in pieces])
                              for name in ("seq", "size", "tx_s", "rx_s"))
     return Packets(flow, endpoints, seq, size, tx_s, rx_s)
