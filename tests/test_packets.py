@@ -268,3 +268,8 @@ def test_a_failed_write_in_the_writer_thread_reaches_the_caller(tmp_path):
         with PacketWriter(tmp_path) as writer:
             shutil.rmtree(writer.root)
             writer.write("pct64_r1.recv.bin", {}, parsed)
+
+
+def test_a_campaign_without_packets_gets_a_clear_error():
+    with pytest.raises(ValueError, match="kept no D-ITG packet logs"):
+        per_packet.delay_percentiles(None, ["ip_version"])

@@ -39,6 +39,9 @@ def _quoted(names: Sequence[str]) -> list[str]:
 
 
 def _source(packets: str) -> str:
+    if not isinstance(packets, str):
+        raise ValueError(f"packets: expected the Parquet path or glob of a campaign's packets, got {packets!r} "
+                         "(Campaign.packets is None when the campaign kept no D-ITG packet logs)")
     return "read_parquet(" + "'" + packets.replace("'", "''") + "', union_by_name = true)"
 
 
