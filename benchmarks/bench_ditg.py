@@ -4,7 +4,7 @@ The log is made once on loopback (ITGRecv -l, then ITGSend runs of UDP flows at
 a high constant rate until the log holds 2 million packets) under
 benchmarks/work/ditg/ (git-ignored) and reused afterwards. Timed, best of 3:
 ITGDec's own summary (stderr, its per-packet spinner, to /dev/null) and our
-reader (the file mmap()ed, then read_records + summarize); the statistics must be identical, line by
+reader (the file mmap()ed, then read part by part and summarised); the statistics must be identical, line by
 line, and our reader should be >= 3x faster. Also timed: the ``-l`` text
 packet-log reader (ditg.parse: packets, flows, summary and records), on
 ITGDec -l of the whole log (made once beside it, some 450 MB), with the
@@ -80,9 +80,10 @@ def mapped_log() -> mmap.mmap:
 
 
 def our_summary() -> str:
-    arr, starts = ditg_log.read_records(mapped_log(), str(LOG))
-    summary = ditg_stats.summarize(ditg_log.packets_from_records(arr, starts))
-    return ditg_format.format_summary(summary)
+    summarizer = ditg_stats.Summarizer()
+    for part in ditg_log.read_log(mapped_log(), str(LOG)):
+        summarizer.add(part)
+    return ditg_format.format_summary(summarizer.summary())
 
 
 def our_records():

@@ -18,12 +18,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from analysis.errors import ParseError
 from analysis.parsers.records import ParseResult
 from analysis.parsers import ditg, iperf2, iperf3, netperf
-from analysis.parsers.ditg_log import checked_records
+from analysis.parsers.ditg_log import log_extent
 from analysis.parsers.text import decode
 
 # Most specific first: iperf3 JSON and D-ITG have unmistakable markers;
@@ -83,25 +82,26 @@ def read_contents(path: Path) -> bytes | mmap.mmap:
 
 
 def parse_bytes(data: bytes | mmap.mmap, source: str = "<bytes>", hints: Hints | None = None,
-                packets: bool = False) -> ParseResult:
+                packets: bool = False, on_packets: ditg.PacketSink | None = None) -> ParseResult:
     """Parse one output given as bytes or a mapped file (a D-ITG binary log,
     or text in any encoding :func:`.text.decode` reads). ``packets=True`` asks for the
     per-packet table of a D-ITG binary log too (a text packet log always
-    has it; other outputs have none)."""
+    has it; other outputs have none); ``on_packets`` is instead handed a
+    binary log's packets part by part as they are read (see :func:`.ditg.parse_binary`)."""
     if _BLANK.fullmatch(data):  # (strip() would copy a large log to find out)
         raise ParseError(source, 1, "empty output: nothing to parse")
-    records, padding = _binary_log(data)
-    if records is not None:
+    extent = log_extent(data)
+    if extent is not None:
         options = _hints_for(ditg.TOOL, hints, source)
-        result = ditg.parse_records(*records, source, options.get("meter"), packets=packets)
-        return _warn_padding(result, padding)
+        result = ditg.parse_binary(memoryview(data)[:extent], source, options.get("meter"), packets, on_packets)
+        return _warn_padding(result, len(data) - extent)
     return parse_text(decode(bytes(data)), source, hints)
 
 
 def parse_file(path: str | Path, source: str | None = None, hints: Hints | None = None,
-               packets: bool = False) -> ParseResult:
+               packets: bool = False, on_packets: ditg.PacketSink | None = None) -> ParseResult:
     path = Path(path)
-    return parse_bytes(read_contents(path), source or str(path), hints, packets)
+    return parse_bytes(read_contents(path), source or str(path), hints, packets, on_packets)
 
 
 def _without_nul_padding(text: str) -> tuple[str, int]:
@@ -110,24 +110,6 @@ def _without_nul_padding(text: str) -> tuple[str, int]:
         return text, 0
     kept = text.rstrip("\x00")
     return kept, len(text) - len(kept)
-
-
-def _binary_log(data: bytes | mmap.mmap) -> tuple[tuple[np.ndarray, np.ndarray] | None, int]:
-    """The checked records of a D-ITG binary log in ``data``, possibly followed
-    by NUL padding (an all-zero record is no packet: its addresses are empty),
-    and the number of padding bytes dropped. (None, 0) when ``data`` is no such log."""
-    records = checked_records(data)
-    if records is not None:
-        return records, 0
-    if data[-1:] != b"\x00":
-        return None, 0
-    size = ditg.RECORD_SIZE
-    keep = -(-len(bytes(data).rstrip(b"\x00")) // size) * size  # whole records, so a record ending in 0 bytes stays whole
-    if 0 < keep < len(data):
-        records = checked_records(data[:keep])
-        if records is not None:
-            return records, len(data) - keep
-    return None, 0
 
 
 def _warn_padding(result: ParseResult, padding: int) -> ParseResult:

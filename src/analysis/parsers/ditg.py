@@ -22,6 +22,7 @@ Records are built by :mod:`.ditg_records` whatever the input was.
 from __future__ import annotations
 
 import math
+import mmap
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,17 +31,16 @@ import numpy as np
 
 from analysis.errors import ParseError
 from analysis.parsers import units
-from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, Packets, detect_binary, \
-    packets_from_records, read_records, seconds_of_day
+from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, Packets, detect_binary, read_log, seconds_of_day
 from analysis.parsers.ditg_records import check_meter, fill_metrics, log_kind, meter_warnings, \
     records_from_summary, set_endpoints, shared_flow_warnings
-from analysis.parsers.ditg_stats import summarize
+from analysis.parsers.ditg_stats import Summarizer, summarize
 from analysis.parsers.ditg_text import read_packets
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.text import clean_lines
 from analysis.parsers.values import to_float
 
-__all__ = ["TOOL", "SERIES", "RECORD_SIZE", "detect", "parse", "detect_binary", "parse_binary", "parse_records"]
+__all__ = ["TOOL", "SERIES", "RECORD_SIZE", "detect", "parse", "detect_binary", "parse_binary", "PacketSink"]
 
 TOOL = "ditg"
 SERIES = {"bitrate": "throughput_mbps", "delay": "delay_ms", "jitter": "jitter_ms", "packetloss": "packets_lost"}
@@ -407,27 +407,34 @@ def _raise_first_bad_packet_line(text: str, source: str) -> None:
 
 # --- binary log ----------------------------------------------------------------
 
-def parse_binary(data: bytes, source: str = "<bytes>", meter: str | None = None,
-                 packets: bool = False) -> ParseResult:
+PacketSink = Callable[[Packets], object]
+
+
+def parse_binary(data: bytes | mmap.mmap | memoryview, source: str = "<bytes>", meter: str | None = None,
+                 packets: bool = False, on_packets: PacketSink | None = None) -> ParseResult:
     """A binary D-ITG log -> one record per flow and the TOTAL, as ITGDec
     would summarise it. ``meter="rttm"`` says the log is ITGSend's in
     round-trip mode (the content cannot tell): delays go to ``rtt_*``.
-    ``packets=True`` also keeps the packets (``ParseResult.packets``, the
-    arrays of every valid packet); it is off by default because a long log
-    holds many million packets that a summary does not need."""
-    return parse_records(*read_records(data, source), source, meter, packets)
 
-
-def parse_records(arr: np.ndarray, starts: np.ndarray, source: str, meter: str | None = None,
-                  packets: bool = False) -> ParseResult:
-    """:func:`parse_binary` on a log already checked (``ditg_log.checked_records``)."""
+    The log is read part by part (:func:`.ditg_log.read_log`), so its length
+    is not bounded by memory: ``on_packets`` is handed each part's packets
+    as it is read (ingest writes them to Parquet). ``packets=True`` also
+    keeps every packet (``ParseResult.packets``), for a log that fits in
+    memory; it is off by default because a long log holds many million."""
     check_meter(meter, source)
-    valid = packets_from_records(arr, starts)
-    if not len(valid.seq):
-        raise ParseError(source, None, f"no valid packet: all {valid.error_lines} records have "
-                         "out-of-range times (ITGDec: 'Empty log file')")
-    summary = summarize(valid)
+    summarizer, kept = Summarizer(), []
+    for part in read_log(data, source):
+        summarizer.add(part)
+        if on_packets is not None and len(part.seq):
+            on_packets(part)
+        if packets:
+            kept.append(part)
+    try:
+        summary = summarizer.summary()
+    except ValueError:
+        raise ParseError(source, None, f"no valid packet: all {summarizer.error_lines} records have "
+                         "out-of-range times (ITGDec: 'Empty log file')") from None
     kind = log_kind(summary.sender_log, meter)
     return ParseResult(TOOL, f"binary-{kind}", records_from_summary(summary, meter),
-                       packets=valid if packets else None,
+                       packets=Packets.join(kept) if packets else None,
                        warnings=meter_warnings(kind, meter, summary.total.min_delay_s))

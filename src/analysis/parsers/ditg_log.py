@@ -11,6 +11,7 @@ ITGDec's arithmetic on them is :mod:`.ditg_stats`.
 from __future__ import annotations
 
 import mmap
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,43 +57,88 @@ class Packets:
         return Packets(self.flow[start:stop], self.endpoints, self.seq[start:stop], self.size[start:stop],
                        self.tx_s[start:stop], self.rx_s[start:stop])
 
+    @classmethod
+    def join(cls, parts: list["Packets"]) -> "Packets":
+        """Parts of one log (read by :func:`read_log`) as one."""
+        if not parts:
+            raise ValueError("no part to join")
+        return Packets(np.concatenate([p.flow for p in parts]), parts[-1].endpoints,
+                       np.concatenate([p.seq for p in parts]), np.concatenate([p.size for p in parts]),
+                       np.concatenate([p.tx_s for p in parts]), np.concatenate([p.rx_s for p in parts]),
+                       sum(p.error_lines for p in parts))
 
-def checked_records(data: bytes | mmap.mmap) -> tuple[np.ndarray, np.ndarray] | None:
-    """``data`` as records and run starts (see :func:`read_records`) when it
-    is a plausible D-ITG log (see :func:`detect_binary`), else None: what
-    sniffing found is handed on, so a log is checked once, not twice."""
-    if not len(data) or len(data) % RECORD_SIZE:
+
+CHUNK = 1 << 16  # records read at a time (9 MB): a log of any length is read in the memory of one part
+
+
+def log_extent(data: bytes | mmap.mmap | memoryview) -> int | None:
+    """How many bytes of ``data`` are D-ITG log records, when it is a
+    plausible log (see :func:`detect_binary`): all of it, or all but the NUL
+    bytes a crash-damaged or preallocated file ends in (an all-zero record is
+    no packet: its addresses are empty). None for anything else. Only the
+    first part of the log is looked at; :func:`read_log` checks the others
+    as it reads them and names a record that fails."""
+    size = len(data)
+    if not size:
         return None
-    arr = np.frombuffer(data, RECORD)
-    starts = _checked_run_starts(arr)
-    if starts is None or not _times_in_range(arr[starts]):
+    end = size if data[-1] else _end_of_content(data)
+    keep = -(-end // RECORD_SIZE) * RECORD_SIZE  # whole records: one that ends in 0 bytes stays whole
+    if not 0 < keep <= size:
         return None
-    return arr, starts
+    head = np.frombuffer(data, RECORD, count=min(CHUNK, keep // RECORD_SIZE))
+    starts = _checked_run_starts(head)
+    return keep if starts is not None and _times_in_range(head[starts]) else None
+
+
+def _end_of_content(data: bytes | mmap.mmap | memoryview) -> int:
+    """One past the last byte that is not NUL, looked for from the end a
+    megabyte at a time (never a copy of the whole file)."""
+    step, end = 1 << 20, len(data)
+    while end > 0:
+        block = np.frombuffer(data, np.uint8, count=min(step, end), offset=max(0, end - step))
+        found = np.flatnonzero(block)
+        if len(found):
+            return max(0, end - step) + int(found[-1]) + 1
+        end -= step
+    return 0
 
 
 def detect_binary(data: bytes | mmap.mmap) -> bool:
     """True only for a plausible D-ITG log: whole records, both addresses of
     every record NUL-terminated printable text padded with NULs, and the time
     fields in range (hour < 24, minute < 60, 0 <= seconds < 60) where each
-    run of one flow starts, so no text file passes. Other records with times
-    out of range are ITGDec's 'Error lines', skipped when the log is read."""
-    return checked_records(data) is not None
+    run of one flow starts, so no text file passes (judged on the first part
+    of the log: see :func:`log_extent`). Other records with times out of
+    range are ITGDec's 'Error lines', skipped when the log is read."""
+    return log_extent(data) == len(data)
 
 
-def read_records(data: bytes, source: str = "<bytes>") -> tuple[np.ndarray, np.ndarray]:
-    """The log as a structured array (no copy) and the indices where a run of
-    one flow starts, after checking the log's shape and addresses."""
-    if not data:
+def read_log(data: bytes | mmap.mmap | memoryview, source: str = "<bytes>") -> Iterator[Packets]:
+    """The valid packets of a log, part by part in file order (:data:`CHUNK`
+    records at a time, no copy of the log), flows numbered across parts.
+    Raises ParseError for a log that is not whole records, or for the first
+    record whose addresses are not NUL-terminated printable text."""
+    if not len(data):
         raise ParseError(source, None, "empty D-ITG binary log")
     if len(data) % RECORD_SIZE:
         raise ParseError(source, None, f"{len(data)} bytes is not a whole number of "
                          f"{RECORD_SIZE}-byte D-ITG log records")
-    arr = np.frombuffer(data, RECORD)
-    starts = _checked_run_starts(arr)
-    if starts is None:
-        raise ParseError(source, None, "record addresses are not NUL-terminated printable "
-                         "text padded with NULs: not a D-ITG binary log")
-    return arr, starts
+    flows = FlowNumbers()
+    total = len(data) // RECORD_SIZE
+    for first in range(0, total, CHUNK):
+        arr = np.frombuffer(data, RECORD, count=min(CHUNK, total - first), offset=first * RECORD_SIZE)
+        starts = _checked_run_starts(arr)
+        if starts is None:
+            bad = first + _first_bad_address(arr)
+            raise ParseError(source, None, f"record {bad + 1} (byte {bad * RECORD_SIZE}): its addresses are not "
+                             "NUL-terminated printable text padded with NULs: not a D-ITG binary log")
+        yield packets_from_records(arr, starts, flows)
+
+
+def packets_of_log(data: bytes | mmap.mmap | memoryview, source: str = "<bytes>") -> Packets:
+    """Every valid packet of a log at once (:func:`read_log`'s parts joined):
+    for a log that fits in memory, and for the tests."""
+    return Packets.join(list(read_log(data, source)))
 
 
 def _words(arr: np.ndarray) -> np.ndarray:
@@ -135,6 +181,19 @@ def _checked_run_starts(arr: np.ndarray) -> np.ndarray | None:
     return starts
 
 
+def _first_bad_address(arr: np.ndarray) -> int:
+    """Index of the first record of ``arr`` whose addresses fail the check
+    of :func:`_checked_run_starts` (which is known to fail somewhere)."""
+    lo, hi = 0, len(arr)  # the check fails on arr[:hi], holds on arr[:lo]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _checked_run_starts(arr[:mid]) is None:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
 def _times_in_range(arr: np.ndarray) -> bool:
     """Every hour < 24, minute < 60 and 0 <= seconds < 60, judged on the
     fields' maxima and minima: a reduction over each column, no temporary
@@ -164,10 +223,12 @@ def seconds_of_day(hour: np.ndarray, minute: np.ndarray, sec: np.ndarray) -> np.
     return (hour * 3600 + minute * 60) + sec
 
 
-def packets_from_records(arr: np.ndarray, starts: np.ndarray) -> Packets:
-    """The valid packets of a checked log (see :func:`read_records`). The nine
-    integer fields and the two times are copied out once: every later pass
-    then reads compact memory instead of striding over 144-byte records."""
+def packets_from_records(arr: np.ndarray, starts: np.ndarray, flows: "FlowNumbers | None" = None) -> Packets:
+    """The valid packets of checked records (a part of a log, with the
+    log's ``flows`` so far). The nine integer fields and the two times are
+    copied out once: every later pass then reads compact memory instead of
+    striding over 144-byte records."""
+    flows = flows if flows is not None else FlowNumbers()
     head = _words(arr)[:, :9].copy()
     secs = arr.view("<f8").reshape(-1, RECORD_SIZE // 8)[:, 16:18].copy()
     valid = _itgdec_valid(head, secs)
@@ -175,28 +236,40 @@ def packets_from_records(arr: np.ndarray, starts: np.ndarray) -> Packets:
     if errors:
         arr, head, secs = arr[valid], head[valid], secs[valid]
         starts = _run_starts(arr) if len(arr) else starts[:0]
-    flow, endpoints = _flow_index(arr, starts)
     return Packets(
-        flow=flow, endpoints=endpoints, seq=head[:, 1], size=head[:, 8],
+        flow=flows.number(arr, starts), endpoints=flows.endpoints, seq=head[:, 1], size=head[:, 8],
         tx_s=seconds_of_day(head[:, 4], head[:, 5], secs[:, 0]),
         rx_s=seconds_of_day(head[:, 6], head[:, 7], secs[:, 1]),
         error_lines=errors,
     )
 
 
-def _flow_index(arr: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, list[Endpoint]]:
-    """Flow number of each record, flows in order of first appearance, keyed
-    like ITGDec by (flow id, source, source port, destination, dest port)."""
-    if not len(arr):
-        return np.zeros(0, dtype=np.int64), []
-    w = _words(arr)
-    number, first = first_appearance(np.concatenate([w[starts][:, [0, 2, 3]], w[starts, _ADDR_WORDS]], axis=1))
-    rows = starts[first]
-    endpoints = [(int(f), s.decode("ascii"), int(sp), d.decode("ascii"), int(dp))
-                 for f, s, sp, d, dp in zip(arr["flow"][rows], arr["src"][rows], arr["src_port"][rows],
-                                            arr["dst"][rows], arr["dst_port"][rows])]
-    lengths = np.diff(np.append(starts, len(arr)))
-    return np.repeat(number, lengths), endpoints
+class FlowNumbers:
+    """Flow numbers of a log read part by part: flows in order of first
+    appearance, keyed like ITGDec by (flow id, source, source port,
+    destination, destination port). ``endpoints`` grows as flows appear."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[bytes, int] = {}
+        self.endpoints: list[Endpoint] = []
+
+    def number(self, arr: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """The flow number of each record of ``arr`` (``starts``: its run starts)."""
+        if not len(arr):
+            return np.zeros(0, dtype=np.int64)
+        w = _words(arr)
+        keys = np.ascontiguousarray(np.concatenate([w[starts][:, [0, 2, 3]], w[starts, _ADDR_WORDS]], axis=1))
+        local, first = first_appearance(keys)
+        numbers = np.array([self._known(keys[row].tobytes(), arr[starts[row]]) for row in first], dtype=np.int64)
+        return np.repeat(numbers[local], np.diff(np.append(starts, len(arr))))
+
+    def _known(self, key: bytes, record: np.void) -> int:
+        number = self._numbers.get(key)
+        if number is None:
+            number = self._numbers[key] = len(self.endpoints)
+            self.endpoints.append((int(record["flow"]), record["src"].decode("ascii"), int(record["src_port"]),
+                                   record["dst"].decode("ascii"), int(record["dst_port"])))
+        return number
 
 
 def first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
