@@ -16,6 +16,7 @@ from analysis.ingest import packets as packets_module
 from analysis.ingest.ingest import ingest_campaign
 from analysis.ingest.packets import PacketWriter
 from analysis.parsers import parse_file
+from analysis.parsers import ditg_log
 from analysis.parsers.ditg_log import packets_frame
 from analysis.stats import per_packet
 
@@ -253,7 +254,11 @@ def test_a_long_log_is_written_in_row_groups_that_keep_its_order(tmp_path, monke
     n = len(parsed.seq)
     assert n > 300 and n % 100  # several row groups, the last one partial
     with PacketWriter(tmp_path) as writer:
-        path = writer.write("pct64_r1.recv.bin", {"ip_version": 4, "transport": "UDP"}, parsed)
+        run = writer.open("pct64_r1.recv.bin", {"ip_version": 4, "transport": "UDP"})
+        for start in range(0, n, 37):  # parts that straddle row groups
+            run.add(parsed.slice(start, start + 37))
+        run.close()
+    path = run.path
     assert pq.ParquetFile(path).metadata.num_row_groups == -(-n // 100)
     stored = pq.read_table(path).to_pandas()
     assert (stored["arrival"].to_numpy() == np.arange(n)).all()
@@ -267,9 +272,54 @@ def test_a_failed_write_in_the_writer_thread_reaches_the_caller(tmp_path):
     with pytest.raises(FileNotFoundError):
         with PacketWriter(tmp_path) as writer:
             shutil.rmtree(writer.root)
-            writer.write("pct64_r1.recv.bin", {}, parsed)
+            run = writer.open("pct64_r1.recv.bin", {})
+            run.add(parsed)
+            run.close()
+
+
+def test_a_log_is_read_and_its_packets_written_part_by_part(tmp_path, monkeypatch):
+    """Memory is bounded by the part, not the log: the parser hands on parts
+    of CHUNK records, and the stored table equals the log read whole."""
+    monkeypatch.setattr(ditg_log, "CHUNK", 64)
+    monkeypatch.setattr(packets_module, "ROW_GROUP", 128)
+    parts = []
+    whole = parse_file(FIXTURES / "multi.recv.bin", packets=True)
+    streamed = parse_file(FIXTURES / "multi.recv.bin", on_packets=parts.append)
+    assert streamed.packets is None and [r.to_dict() for r in streamed.records] == [r.to_dict() for r in whole.records]
+    assert len(parts) > 2 and max(len(p.seq) for p in parts) <= 64
+    with PacketWriter(tmp_path) as writer:
+        run = writer.open("multi.recv.bin", {"log": "multi"})
+        for part in parts:
+            run.add(part)
+        run.close()
+    stored = pq.read_table(run.path).to_pandas()
+    expected = packets_frame(whole.packets)
+    assert pq.ParquetFile(run.path).metadata.num_row_groups == -(-len(expected) // 128)
+    for column in ("flow", "seq", "src", "src_port", "dst", "dst_port", "size_bytes"):
+        assert stored[column].astype(expected[column].dtype).tolist() == expected[column].tolist(), column
+    assert (stored["delay_ns"].to_numpy() == np.rint(expected["delay_s"].to_numpy() * 1e9)).all()
+
+
+def test_a_log_damaged_after_its_first_part_is_rejected_by_record_and_leaves_no_packets(tmp_path, monkeypatch):
+    monkeypatch.setattr(ditg_log, "CHUNK", 64)
+    records = np.frombuffer((FIXTURES / "udp4.recv.bin").read_bytes(), ditg_log.RECORD).copy()
+    records["src"][150] = b"\xff\xfe"  # not printable: no D-ITG address
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "good.recv.bin").write_bytes((FIXTURES / "udp6.recv.bin").read_bytes())
+    (raw / "bad.recv.bin").write_bytes(records.tobytes())
+    (raw / "manifest.yaml").write_text(yaml.safe_dump({
+        "campaign": {"title": "one damaged log", "synthetic": False}, "factors": {"log": {"type": "str"}},
+        "files": {"table": [{"path": "good.recv.bin", "levels": {"log": "good"}},
+                            {"path": "bad.recv.bin", "levels": {"log": "bad"}}]}}))
+    result = ingest_campaign(raw, progress=False, packets_to=tmp_path / "out")
+    bad = next(f for f in result.files if f.path == "bad.recv.bin")
+    assert bad.outcome == "rejected" and "record 151 (byte 21600)" in bad.reason
+    stored = pq.read_table(tmp_path / "out" / "packets").to_pandas()
+    assert set(stored["source_path"]) == {"good.recv.bin"}
 
 
 def test_a_campaign_without_packets_gets_a_clear_error():
     with pytest.raises(ValueError, match="kept no D-ITG packet logs"):
         per_packet.delay_percentiles(None, ["ip_version"])
+

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import mmap
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -24,9 +25,9 @@ import pandas as pd
 
 from analysis import __version__
 from analysis.errors import ManifestError, ParseError
-from analysis.ingest.packets import PacketWriter, fresh_packets_folder, write_run_packets
+from analysis.ingest.packets import PacketWriter, RunPackets, fresh_packets_folder, open_run_packets
 from analysis.parsers.ditg_log import Packets
-from analysis.ingest.manifest import MANIFEST_NAME, FileMapper, Manifest, Unassigned, load_manifest
+from analysis.ingest.manifest import MANIFEST_NAME, Assignment, FileMapper, Manifest, Unassigned, load_manifest
 from analysis.parsers import parse_bytes, read_contents
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
 
@@ -162,19 +163,19 @@ class FileIngested:
     intervals: list[dict[str, Any]] = field(default_factory=list)
 
 
-# Where a packet log's packets go: (source path, factor levels, packets).
-WritePackets = Callable[[str, dict[str, Any], Packets], object]
+# Where a packet log's packets go: (source path, factor levels) -> its file.
+OpenPackets = Callable[[str, dict[str, Any]], RunPackets]
 
 
 class _FileIngest:
-    """Ingests one file: reads it, parses it, hands a packet log's packets to
-    ``write_packets`` and returns the rows. It keeps no state between files,
-    so the same object runs in this process or on a Dask worker
-    (:mod:`.distributed`; it pickles when ``write_packets`` does)."""
+    """Ingests one file: reads it, parses it, streams a packet log's packets
+    to the file ``open_packets`` gives and returns the rows. It keeps no
+    state between files, so the same object runs in this process or on a
+    Dask worker (:mod:`.distributed`; it pickles when ``open_packets`` does)."""
 
-    def __init__(self, campaign_dir: Path, manifest: Manifest, strict: bool, write_packets: WritePackets | None = None):
+    def __init__(self, campaign_dir: Path, manifest: Manifest, strict: bool, open_packets: OpenPackets | None = None):
         self.dir = campaign_dir
-        self.write_packets = write_packets
+        self.open_packets = open_packets
         self.mapper = FileMapper(manifest)
         self.strict = strict
 
@@ -192,11 +193,26 @@ class _FileIngest:
             assignment = self.mapper.assign(rel)
         except Unassigned as exc:
             return FileIngested(FileOutcome(rel, "rejected", reason=str(exc)), digest)
+        sink = self.open_packets(rel, assignment.levels) if self.open_packets is not None else None
+        kept = False
         try:
-            result = parse_bytes(data, rel, assignment.parser_hints, packets=self.write_packets is not None)
+            done = self._parsed(rel, data, digest, assignment, sink)
+            kept = done.outcome.outcome != "rejected"
+        finally:
+            if sink is not None and kept:
+                sink.close()
+            elif sink is not None:
+                sink.discard()  # a rejected log, or an error: no packets of it survive
+        return done
+
+    def _parsed(self, rel: str, data: bytes | mmap.mmap, digest: str, assignment: Assignment,
+                sink: RunPackets | None) -> FileIngested:
+        """The file's rows once it is known to be no ignored or unassigned
+        file; a packet log's packets go to ``sink`` while it is read."""
+        try:
+            result = parse_bytes(data, rel, assignment.parser_hints, on_packets=sink.add if sink is not None else None)
         except ParseError as exc:
             return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None), digest)
-        del data
         if not result.records:
             return FileIngested(FileOutcome(rel, "rejected", reason="the parser found no run record", tool=result.tool,
                                             variant=result.variant), digest)
@@ -213,8 +229,8 @@ class _FileIngest:
             row["source_path"] = rel
             row["source_sha256"] = digest
             rows.append(row)
-        if self.write_packets is not None and result.packets is not None:
-            self.write_packets(rel, assignment.levels, result.packets)
+        if sink is not None and result.packets is not None:  # a text packet log: read whole
+            sink.add(result.packets)
         intervals = [iv.to_dict() | assignment.levels | {"source_path": rel} for iv in result.intervals]
         failed = [r for r in result.records if r.status == "failed"]
         outcome = "failed" if failed else "parsed"
@@ -291,7 +307,7 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
     with _progress(len(paths), progress, f"ingest {campaign_dir.name}") as advance:
         if client is None:
             writer = PacketWriter(packets_to) if packets_to is not None else None
-            worker = _FileIngest(campaign_dir, manifest, strict, writer.write if writer is not None else None)
+            worker = _FileIngest(campaign_dir, manifest, strict, writer.open if writer is not None else None)
             with writer or contextlib.nullcontext():
                 for rel in paths:
                     tables.add(worker(rel))
@@ -303,7 +319,7 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
             # worker writes its logs' packets itself, in its own thread
             root = fresh_packets_folder(packets_to).resolve() if packets_to is not None else None
             worker = _FileIngest(campaign_dir.resolve(), manifest, strict,
-                                 functools.partial(write_run_packets, root) if root is not None else None)
+                                 functools.partial(open_run_packets, root) if root is not None else None)
             check_workers_see(client, worker.dir, root)
             sizes = [(campaign_dir / rel).lstat().st_size for rel in paths]
             for done in map_in_order(client, worker, paths, sizes, on_done=advance):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -36,55 +37,57 @@ def _coded(type_: pa.DataType) -> pa.DataType:
 # Columns constant per log or per flow are dictionary arrays: Parquet then
 # stores their values once and the indices run-length encoded, with no
 # hashing of a million equal values per row group (a third of the writing
-# time when they were plain). DuckDB reads them as plain values.
+# time when they were plain). DuckDB reads them as plain values. No column
+# holds nulls, and saying so spares the writer a definition level per value.
+def _field(name: str, type_: pa.DataType) -> pa.Field:
+    return pa.field(name, type_, nullable=False)
+
+
 PACKET_FIELDS = [
-    pa.field("source_path", _coded(pa.string())),
-    pa.field("arrival", pa.int64()),  # position in the log: arrival order for a receiver log
-    pa.field("flow", _coded(pa.int64())),
-    pa.field("src", _coded(pa.string())),
-    pa.field("src_port", _coded(pa.int32())),
-    pa.field("dst", _coded(pa.string())),
-    pa.field("dst_port", _coded(pa.int32())),
-    pa.field("seq", pa.int64()),
-    pa.field("size_bytes", pa.int32()),
-    pa.field("tx_ns", pa.int64()),
-    pa.field("rx_ns", pa.int64()),
-    pa.field("delay_ns", pa.int64()),
+    _field("source_path", _coded(pa.string())),
+    _field("arrival", pa.int64()),  # position in the log: arrival order for a receiver log
+    _field("flow", _coded(pa.int64())),
+    _field("src", _coded(pa.string())),
+    _field("src_port", _coded(pa.int32())),
+    _field("dst", _coded(pa.string())),
+    _field("dst_port", _coded(pa.int32())),
+    _field("seq", pa.int64()),
+    _field("size_bytes", pa.int32()),
+    _field("tx_ns", pa.int64()),
+    _field("rx_ns", pa.int64()),
+    _field("delay_ns", pa.int64()),
 ]
-
-
-def _per_flow(values: list[Any], flow: np.ndarray, type_: pa.DataType) -> pa.Array:
-    """A column that is constant per flow: one value per flow and an index per packet."""
-    return pa.DictionaryArray.from_arrays(pa.array(flow.astype(np.int32)), pa.array(values, type_))
-
-
-def _constant(value: Any, n: int, type_: pa.DataType) -> pa.Array:
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value], type_))
+_STATISTICS = ["arrival", "seq", "size_bytes", "tx_ns", "rx_ns", "delay_ns"]
 
 
 def packet_table(packets: Packets, source_path: str, levels: dict[str, Any], first: int = 0) -> pa.Table:
-    """The stored table of ``packets`` (a slice of a log; ``first`` is the
-    slice's position in it), with the run's levels as constant columns.
+    """The stored table of ``packets`` (a part of a log; ``first`` is the
+    part's position in it), with the run's levels as constant columns.
 
     A delay is receive minus send time with the day put back when a run
     crosses midnight (as ITGDec's summary does)."""
     tx, rx = nanoseconds(packets.tx_s), nanoseconds(packets.rx_s)
     delay = rx - tx
-    delay += _DAY_NS * ((delay < -_DAY_NS // 2).astype(np.int64) - (delay > _DAY_NS // 2))
-    n, flow, ends = len(packets.seq), packets.flow, packets.endpoints
+    if len(delay) and (delay.min() < -_DAY_NS // 2 or delay.max() > _DAY_NS // 2):
+        delay += _DAY_NS * ((delay < -_DAY_NS // 2).astype(np.int64) - (delay > _DAY_NS // 2))
+    n, ends = len(packets.seq), packets.endpoints
+    flow, zero = pa.array(packets.flow.astype(np.int32)), pa.array(np.zeros(n, dtype=np.int32))
+
+    def per_flow(i: int, type_: pa.DataType) -> pa.Array:  # one value per flow, an index per packet
+        return pa.DictionaryArray.from_arrays(flow, pa.array([e[i] for e in ends], type_))
+
+    def constant(value: Any, type_: pa.DataType) -> pa.Array:
+        return pa.DictionaryArray.from_arrays(zero, pa.array([value], type_))
+
     columns = [
-        _constant(source_path, n, pa.string()),
-        pa.array(np.arange(first, first + n, dtype=np.int64)),
-        _per_flow([e[0] for e in ends], flow, pa.int64()),
-        _per_flow([e[1] for e in ends], flow, pa.string()),
-        _per_flow([e[2] for e in ends], flow, pa.int32()),
-        _per_flow([e[3] for e in ends], flow, pa.string()),
-        _per_flow([e[4] for e in ends], flow, pa.int32()),
+        constant(source_path, pa.string()), pa.array(np.arange(first, first + n, dtype=np.int64)),
+        per_flow(0, pa.int64()), per_flow(1, pa.string()), per_flow(2, pa.int32()),
+        per_flow(3, pa.string()), per_flow(4, pa.int32()),
         pa.array(packets.seq.astype(np.int64)), pa.array(packets.size.astype(np.int32)),
         pa.array(tx), pa.array(rx), pa.array(delay),
     ]
-    columns += [_constant(value, n, _level_type(value)) for value in levels.values()]
-    schema = pa.schema(PACKET_FIELDS + [pa.field(name, _coded(_level_type(v))) for name, v in levels.items()])
+    columns += [constant(value, _level_type(value)) for value in levels.values()]
+    schema = pa.schema(PACKET_FIELDS + [_field(name, _coded(_level_type(v))) for name, v in levels.items()])
     return pa.Table.from_arrays(columns, schema=schema)
 
 
@@ -105,12 +108,72 @@ def _level_type(value: Any) -> pa.DataType:
 _DELTA = ["arrival", "seq", "tx_ns", "rx_ns"]
 
 
+class RunPackets:
+    """One packet log's packets on their way to ``<out>/packets/<run>.parquet``
+    as the log is read: each part becomes a table at once (while its arrays
+    are in the CPU's caches), the tables are gathered into row groups of
+    :data:`ROW_GROUP` packets and each is written once full, so a log of any
+    length needs the memory of two row groups. ``run`` does the writing:
+    :class:`PacketWriter`'s thread, or a plain call. The file appears with
+    the first row group; :meth:`discard` removes it (a rejected log)."""
+
+    def __init__(self, path: Path, source_path: str, levels: dict[str, Any],
+                 run: Callable[[Callable[[], None]], None]):
+        self.path, self._source_path, self._levels, self._run = path, source_path, levels, run
+        self._tables: list[pa.Table] = []
+        self._buffered = 0
+        self._written = 0
+        self._writer: pq.ParquetWriter | None = None
+
+    def add(self, packets: Packets) -> None:
+        """The log's next packets; every row group but the last is full."""
+        start, n = 0, len(packets.seq)
+        while start < n:
+            take = min(n - start, ROW_GROUP - self._buffered)
+            first = self._written + self._buffered
+            self._tables.append(packet_table(packets.slice(start, start + take), self._source_path, self._levels, first))
+            self._buffered += take
+            start += take
+            if self._buffered == ROW_GROUP:
+                self._flush()
+
+    def close(self) -> None:
+        """Write what is left and finish the file."""
+        if self._tables:
+            self._flush()
+        self._run(self._finish)
+
+    def discard(self) -> None:
+        """Forget the packets and remove the file, if any was begun."""
+        self._tables, self._buffered = [], 0
+        self._run(self._remove)
+
+    def _flush(self) -> None:
+        table = pa.concat_tables(self._tables)
+        self._tables, self._written, self._buffered = [], self._written + self._buffered, 0
+        self._run(lambda: self._write(table))
+
+    def _write(self, table: pa.Table) -> None:
+        if self._writer is None:
+            self._writer = _parquet_writer(self.path, table.schema)
+        self._writer.write_table(table, row_group_size=ROW_GROUP)
+
+    def _finish(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def _remove(self) -> None:
+        self._finish()
+        self.path.unlink(missing_ok=True)
+
+
 class PacketWriter:
-    """Writes each packet log's table to ``<out>/packets/<run>.parquet``, in a
-    background thread while ingest parses the next file (Parquet encoding
-    releases the GIL, so the two use both cores). One file is in flight at a
-    time, which bounds memory to two logs' packets. Use it as a context
-    manager: leaving waits for the last file and raises its error, if any.
+    """Opens each packet log's :class:`RunPackets` (:meth:`open`) and writes
+    their row groups in a background thread while ingest reads on (Parquet
+    encoding releases the GIL, so the two use both cores). One row group is
+    in flight at a time, which bounds memory. Use it as a context manager:
+    leaving waits for the last row group and raises its error, if any.
 
     The folder is emptied first (:func:`fresh_packets_folder`). Files are
     named by a hash of the source path (:func:`run_file`)."""
@@ -129,11 +192,12 @@ class PacketWriter:
         finally:
             self._pool.shutdown()
 
-    def write(self, source_path: str, levels: dict[str, Any], packets: Packets) -> Path:
+    def open(self, source_path: str, levels: dict[str, Any]) -> RunPackets:
+        return RunPackets(run_file(self.root, source_path), source_path, levels, self._submit)
+
+    def _submit(self, work: Callable[[], None]) -> None:
         self._wait()
-        path = run_file(self.root, source_path)
-        self._pending = self._pool.submit(_write_file, path, source_path, levels, packets)
-        return path
+        self._pending = self._pool.submit(work)
 
     def _wait(self) -> None:
         pending, self._pending = self._pending, None
@@ -156,28 +220,30 @@ def run_file(root: Path, source_path: str) -> Path:
     return root / (hashlib.sha256(source_path.encode()).hexdigest()[:16] + ".parquet")
 
 
-def write_run_packets(root: Path, source_path: str, levels: dict[str, Any], packets: Packets) -> Path:
-    """One packet log's file, written now, in this thread. Needs only the
-    folder, so whichever process parsed the log writes it: a Dask worker
+def open_run_packets(root: Path, source_path: str, levels: dict[str, Any]) -> RunPackets:
+    """A packet log's :class:`RunPackets` written in this thread. Needs only
+    the folder, so whichever process reads the log writes it: a Dask worker
     writes straight to the shared folder, and the packets never travel back
     to the driver. The same bytes as :class:`PacketWriter` writes."""
-    path = run_file(root, source_path)
-    _write_file(path, source_path, levels, packets)
-    return path
+    return RunPackets(run_file(root, source_path), source_path, levels, _call)
 
 
-def _write_file(path: Path, source_path: str, levels: dict[str, Any], packets: Packets) -> None:
-    """One row group at a time: a table of every packet of a long log would
-    hold its strings and int64 columns all at once."""
-    n = len(packets.seq)
-    first = packet_table(packets.slice(0, min(n, ROW_GROUP)), source_path, levels)
-    dictionary = [c for c in first.column_names if c not in _DELTA]
-    with pq.ParquetWriter(path, first.schema, compression="zstd", use_dictionary=dictionary,
-                          column_encoding={c: "DELTA_BINARY_PACKED" for c in _DELTA}) as writer:
-        writer.write_table(first, row_group_size=ROW_GROUP)
-        for start in range(ROW_GROUP, n, ROW_GROUP):
-            part = packets.slice(start, start + ROW_GROUP)
-            writer.write_table(packet_table(part, source_path, levels, start), row_group_size=ROW_GROUP)
+def _call(work: Callable[[], None]) -> None:
+    work()
+
+
+def _parquet_writer(path: Path, schema: pa.Schema) -> pq.ParquetWriter:
+    """Dictionary encoding for the columns that repeat, delta encoding for
+    those that rise. Min/max statistics only for the per-packet numbers: for
+    a dictionary column (constant per run or per flow) Arrow computes them
+    value by value, which cost more than writing the column (without them,
+    a fifth less writing time on a campaign with twelve factor and constant
+    columns); a filter on a factor reads that column's few bytes per row
+    group instead."""
+    return pq.ParquetWriter(path, schema, compression="zstd",
+                            use_dictionary=[c for c in schema.names if c not in _DELTA],
+                            column_encoding={c: "DELTA_BINARY_PACKED" for c in _DELTA},
+                            write_statistics=_STATISTICS)
 
 
 def packets_glob(processed_dir: str | Path) -> str:
