@@ -11,6 +11,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analysis.ingest import packets as packets_module
 from analysis.ingest.ingest import ingest_campaign
@@ -323,3 +325,11 @@ def test_a_campaign_without_packets_gets_a_clear_error():
     with pytest.raises(ValueError, match="kept no D-ITG packet logs"):
         per_packet.delay_percentiles(None, ["ip_version"])
 
+
+@settings(max_examples=200)
+@given(st.lists(st.integers(-5, 40), min_size=1, max_size=300),
+       st.lists(st.floats(0, 1), min_size=1, max_size=8))
+def test_quantiles_from_value_counts_equal_numpy_on_the_sample(sample, quantiles):
+    values, counts = np.unique(np.array(sample, dtype=np.int64), return_counts=True)
+    expected = np.quantile(np.array(sample, dtype=np.float64), quantiles)
+    assert per_packet.quantiles_from_counts(values, counts, quantiles) == pytest.approx(expected, rel=1e-12, abs=1e-12)
