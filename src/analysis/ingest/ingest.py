@@ -29,6 +29,7 @@ from analysis.ingest.packets import PacketWriter, RunPackets, fresh_packets_fold
 from analysis.parsers.ditg_log import Packets
 from analysis.ingest.manifest import MANIFEST_NAME, Assignment, FileMapper, Manifest, Unassigned, load_manifest
 from analysis.parsers import parse_bytes, read_contents
+from analysis.parsers.contents import sha256_of
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def discover(campaign_dir: Path) -> list[str]:
 
 
 def _digest(path: Path) -> str:
-    return "symlink" if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return "symlink" if path.is_symlink() else sha256_of(read_contents(path))
 
 
 def _combine(campaign_dir: Path, digests: Iterable[tuple[str, str]]) -> str:
@@ -185,7 +186,7 @@ class _FileIngest:
             return FileIngested(FileOutcome(rel, "rejected", reason="symbolic link: campaign files must be regular files inside the folder"),
                                 "symlink")
         data = read_contents(path)
-        digest = hashlib.sha256(data).hexdigest()
+        digest = sha256_of(data)
         rule = self.mapper.is_ignored(rel)
         if rule is not None:
             return FileIngested(FileOutcome(rel, "ignored", reason=f"ignore rule {rule!r}"), digest)

@@ -410,8 +410,8 @@ def _raise_first_bad_packet_line(text: str, source: str) -> None:
 PacketSink = Callable[[Packets], object]
 
 
-def parse_binary(data: bytes | mmap.mmap | memoryview, source: str = "<bytes>", meter: str | None = None,
-                 packets: bool = False, on_packets: PacketSink | None = None) -> ParseResult:
+def parse_binary(data: bytes | mmap.mmap, source: str = "<bytes>", meter: str | None = None,
+                 packets: bool = False, on_packets: PacketSink | None = None, end: int | None = None) -> ParseResult:
     """A binary D-ITG log -> one record per flow and the TOTAL, as ITGDec
     would summarise it. ``meter="rttm"`` says the log is ITGSend's in
     round-trip mode (the content cannot tell): delays go to ``rtt_*``.
@@ -420,10 +420,11 @@ def parse_binary(data: bytes | mmap.mmap | memoryview, source: str = "<bytes>", 
     is not bounded by memory: ``on_packets`` is handed each part's packets
     as it is read (ingest writes them to Parquet). ``packets=True`` also
     keeps every packet (``ParseResult.packets``), for a log that fits in
-    memory; it is off by default because a long log holds many million."""
+    memory; it is off by default because a long log holds many million.
+    ``end``: where the records end (NUL padding after them is not read)."""
     check_meter(meter, source)
     summarizer, kept = Summarizer(), []
-    for part in read_log(data, source):
+    for part in read_log(data, source, end):
         summarizer.add(part)
         if on_packets is not None and len(part.seq):
             on_packets(part)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.errors import ParseError
+from analysis.parsers.contents import WINDOW, release
 
 RECORD_SIZE = 144
 ADDRESS_LEN = 46
@@ -68,7 +69,7 @@ class Packets:
                        sum(p.error_lines for p in parts))
 
 
-CHUNK = 1 << 16  # records read at a time (9 MB): a log of any length is read in the memory of one part
+CHUNK = WINDOW // RECORD_SIZE  # records read at a time (9 MB): a log of any length is read in the memory of one part
 
 
 def log_extent(data: bytes | mmap.mmap | memoryview) -> int | None:
@@ -113,18 +114,20 @@ def detect_binary(data: bytes | mmap.mmap) -> bool:
     return log_extent(data) == len(data)
 
 
-def read_log(data: bytes | mmap.mmap | memoryview, source: str = "<bytes>") -> Iterator[Packets]:
-    """The valid packets of a log, part by part in file order (:data:`CHUNK`
-    records at a time, no copy of the log), flows numbered across parts.
+def read_log(data: bytes | mmap.mmap, source: str = "<bytes>", end: int | None = None) -> Iterator[Packets]:
+    """The valid packets of ``data[:end]``, part by part in file order
+    (:data:`CHUNK` records at a time, no copy of the log; a mapped part's
+    pages are let go once it is read), flows numbered across parts.
     Raises ParseError for a log that is not whole records, or for the first
     record whose addresses are not NUL-terminated printable text."""
-    if not len(data):
+    size = len(data) if end is None else end
+    if not size:
         raise ParseError(source, None, "empty D-ITG binary log")
-    if len(data) % RECORD_SIZE:
-        raise ParseError(source, None, f"{len(data)} bytes is not a whole number of "
+    if size % RECORD_SIZE:
+        raise ParseError(source, None, f"{size} bytes is not a whole number of "
                          f"{RECORD_SIZE}-byte D-ITG log records")
     flows = FlowNumbers()
-    total = len(data) // RECORD_SIZE
+    total = size // RECORD_SIZE
     for first in range(0, total, CHUNK):
         arr = np.frombuffer(data, RECORD, count=min(CHUNK, total - first), offset=first * RECORD_SIZE)
         starts = _checked_run_starts(arr)
@@ -133,9 +136,10 @@ def read_log(data: bytes | mmap.mmap | memoryview, source: str = "<bytes>") -> I
             raise ParseError(source, None, f"record {bad + 1} (byte {bad * RECORD_SIZE}): its addresses are not "
                              "NUL-terminated printable text padded with NULs: not a D-ITG binary log")
         yield packets_from_records(arr, starts, flows)
+        release(data, first * RECORD_SIZE, arr.nbytes)
 
 
-def packets_of_log(data: bytes | mmap.mmap | memoryview, source: str = "<bytes>") -> Packets:
+def packets_of_log(data: bytes | mmap.mmap, source: str = "<bytes>") -> Packets:
     """Every valid packet of a log at once (:func:`read_log`'s parts joined):
     for a log that fits in memory, and for the tests."""
     return Packets.join(list(read_log(data, source)))
