@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -60,7 +61,18 @@ PACKET_FIELDS = [
 _STATISTICS = ["arrival", "seq", "size_bytes", "tx_ns", "rx_ns", "delay_ns"]
 
 
-def packet_table(packets: Packets, source_path: str, levels: dict[str, Any], first: int = 0) -> pa.Table:
+class RunColumns:
+    """What every table of one run shares: the schema, and the one-value
+    dictionaries of its constant columns (the source path and the levels),
+    built once per run rather than once per part."""
+
+    def __init__(self, source_path: str, levels: dict[str, Any]):
+        types = [pa.string()] + [_level_type(v) for v in levels.values()]
+        self.constants = [pa.array([value], type_) for value, type_ in zip([source_path, *levels.values()], types)]
+        self.schema = pa.schema(PACKET_FIELDS + [_field(name, _coded(t)) for name, t in zip(levels, types[1:])])
+
+
+def packet_table(packets: Packets, run: RunColumns, first: int = 0) -> pa.Table:
     """The stored table of ``packets`` (a part of a log; ``first`` is the
     part's position in it), with the run's levels as constant columns.
 
@@ -76,19 +88,15 @@ def packet_table(packets: Packets, source_path: str, levels: dict[str, Any], fir
     def per_flow(i: int, type_: pa.DataType) -> pa.Array:  # one value per flow, an index per packet
         return pa.DictionaryArray.from_arrays(flow, pa.array([e[i] for e in ends], type_))
 
-    def constant(value: Any, type_: pa.DataType) -> pa.Array:
-        return pa.DictionaryArray.from_arrays(zero, pa.array([value], type_))
-
+    source_path, *levels = [pa.DictionaryArray.from_arrays(zero, value) for value in run.constants]
     columns = [
-        constant(source_path, pa.string()), pa.array(np.arange(first, first + n, dtype=np.int64)),
+        source_path, pa.array(np.arange(first, first + n, dtype=np.int64)),
         per_flow(0, pa.int64()), per_flow(1, pa.string()), per_flow(2, pa.int32()),
         per_flow(3, pa.string()), per_flow(4, pa.int32()),
         pa.array(packets.seq.astype(np.int64)), pa.array(packets.size.astype(np.int32)),
-        pa.array(tx), pa.array(rx), pa.array(delay),
+        pa.array(tx), pa.array(rx), pa.array(delay), *levels,
     ]
-    columns += [constant(value, _level_type(value)) for value in levels.values()]
-    schema = pa.schema(PACKET_FIELDS + [_field(name, _coded(_level_type(v))) for name, v in levels.items()])
-    return pa.Table.from_arrays(columns, schema=schema)
+    return pa.Table.from_arrays(columns, schema=run.schema)
 
 
 def _level_type(value: Any) -> pa.DataType:
@@ -113,13 +121,13 @@ class RunPackets:
     as the log is read: each part becomes a table at once (while its arrays
     are in the CPU's caches), the tables are gathered into row groups of
     :data:`ROW_GROUP` packets and each is written once full, so a log of any
-    length needs the memory of two row groups. ``run`` does the writing:
-    :class:`PacketWriter`'s thread, or a plain call. The file appears with
+    length needs the memory of two row groups. ``run(work, row_group)`` does
+    the writing: :class:`PacketWriter`'s thread, or a plain call. The file appears with
     the first row group; :meth:`discard` removes it (a rejected log)."""
 
     def __init__(self, path: Path, source_path: str, levels: dict[str, Any],
-                 run: Callable[[Callable[[], None]], None]):
-        self.path, self._source_path, self._levels, self._run = path, source_path, levels, run
+                 run: Callable[[Callable[[], None], bool], None]):
+        self.path, self._columns, self._run = path, RunColumns(source_path, levels), run
         self._tables: list[pa.Table] = []
         self._buffered = 0
         self._written = 0
@@ -131,7 +139,7 @@ class RunPackets:
         while start < n:
             take = min(n - start, ROW_GROUP - self._buffered)
             first = self._written + self._buffered
-            self._tables.append(packet_table(packets.slice(start, start + take), self._source_path, self._levels, first))
+            self._tables.append(packet_table(packets.slice(start, start + take), self._columns, first))
             self._buffered += take
             start += take
             if self._buffered == ROW_GROUP:
@@ -141,17 +149,17 @@ class RunPackets:
         """Write what is left and finish the file."""
         if self._tables:
             self._flush()
-        self._run(self._finish)
+        self._run(self._finish, False)
 
     def discard(self) -> None:
         """Forget the packets and remove the file, if any was begun."""
         self._tables, self._buffered = [], 0
-        self._run(self._remove)
+        self._run(self._remove, False)
 
     def _flush(self) -> None:
         table = pa.concat_tables(self._tables)
         self._tables, self._written, self._buffered = [], self._written + self._buffered, 0
-        self._run(lambda: self._write(table))
+        self._run(lambda: self._write(table), True)
 
     def _write(self, table: pa.Table) -> None:
         if self._writer is None:
@@ -170,10 +178,11 @@ class RunPackets:
 
 class PacketWriter:
     """Opens each packet log's :class:`RunPackets` (:meth:`open`) and writes
-    their row groups in a background thread while ingest reads on (Parquet
-    encoding releases the GIL, so the two use both cores). One row group is
-    in flight at a time, which bounds memory. Use it as a context manager:
-    leaving waits for the last row group and raises its error, if any.
+    their row groups in a background thread while ingest reads on, into the
+    next log too (Parquet encoding releases the GIL, so the two use both
+    cores). One row group is in flight at a time, which bounds memory; a
+    file's closing does not wait for it. Use it as a context manager:
+    leaving waits for the writing and raises its first error, if any.
 
     The folder is emptied first (:func:`fresh_packets_folder`). Files are
     named by a hash of the source path (:func:`run_file`)."""
@@ -181,28 +190,32 @@ class PacketWriter:
     def __init__(self, out_dir: str | Path):
         self.root = fresh_packets_folder(out_dir)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="packet-writer")
-        self._pending: Future[None] | None = None
+        self._in_flight = threading.BoundedSemaphore(1)
+        self._pending: list[Future[None]] = []
 
     def __enter__(self) -> "PacketWriter":
         return self
 
     def __exit__(self, *exc: object) -> None:
         try:
-            self._wait()
+            for future in self._pending:
+                future.result()
         finally:
             self._pool.shutdown()
 
     def open(self, source_path: str, levels: dict[str, Any]) -> RunPackets:
         return RunPackets(run_file(self.root, source_path), source_path, levels, self._submit)
 
-    def _submit(self, work: Callable[[], None]) -> None:
-        self._wait()
-        self._pending = self._pool.submit(work)
-
-    def _wait(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
+    def _submit(self, work: Callable[[], None], row_group: bool) -> None:
+        for done in [f for f in self._pending if f.done()]:
+            self._pending.remove(done)
+            done.result()  # a failed write stops the ingest here
+        if row_group:
+            self._in_flight.acquire()
+        future = self._pool.submit(work)
+        if row_group:
+            future.add_done_callback(lambda _: self._in_flight.release())
+        self._pending.append(future)
 
 
 def fresh_packets_folder(out_dir: str | Path) -> Path:
@@ -228,7 +241,7 @@ def open_run_packets(root: Path, source_path: str, levels: dict[str, Any]) -> Ru
     return RunPackets(run_file(root, source_path), source_path, levels, _call)
 
 
-def _call(work: Callable[[], None]) -> None:
+def _call(work: Callable[[], None], row_group: bool) -> None:
     work()
 
 
