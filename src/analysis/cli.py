@@ -25,7 +25,7 @@ from analysis.collect.command import collect_command
 from analysis.errors import NetreproError, ParseError
 from analysis.ingest.campaign import processed_dir_for
 from analysis.ingest.ingest import ingest_campaign, summary_lines, write_outputs
-from analysis.parsers.ditg_log import packets_frame
+from analysis.parsers.ditg_log import Packets, packets_frame
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -80,9 +80,29 @@ def parse(
         hints.setdefault(tool, {})[name] = value
     failed = False
     writer = None
+
+    def emit(rows: list[dict]) -> None:
+        nonlocal writer
+        for row in rows:
+            row = {k: _jsonable(v) for k, v in row.items()}
+            if format == "jsonl":
+                print(json.dumps(row, default=str))
+            else:
+                if writer is None:
+                    writer = csv.DictWriter(sys.stdout, fieldnames=list(row), extrasaction="ignore")
+                    writer.writeheader()
+                writer.writerow({k: ("; ".join(v) if isinstance(v, list) else v) for k, v in row.items()})
+
     for path in files:
+        printed = 0
+
+        def emit_packets(part: Packets, path: Path = path) -> None:  # a packet log's rows as it is read
+            nonlocal printed
+            printed += len(part.seq)
+            emit(packets_frame(part).assign(source_path=str(path)).to_dict("records"))
+
         try:
-            result = parse_file(path, hints=hints, packets=packets)
+            result = parse_file(path, hints=hints, on_packets=emit_packets if packets else None)
         except ParseError as exc:
             print(str(exc), file=sys.stderr)
             failed = True
@@ -94,25 +114,16 @@ def parse(
         for warning in result.warnings:
             print(f"{path}: warning: {warning}", file=sys.stderr)
         if packets:
-            if result.packets is None:
+            if result.packets is not None:  # a packet log read whole (one ending in NUL padding)
+                emit_packets(result.packets)
+            if not printed and not result.variant.startswith(("binary-", "packets-")):
                 print(f"{path}: no per-packet rows: this {result.tool} output ({result.variant}) has none (only D-ITG "
                       "packet logs do: binary ITGRecv/ITGSend -l logs and ITGDec -l text)", file=sys.stderr)
                 failed = True
-                continue
-            rows = packets_frame(result.packets).assign(source_path=str(path)).to_dict("records")
         elif intervals:
-            rows = [iv.to_dict() | {"source_path": str(path)} for iv in result.intervals]
+            emit([iv.to_dict() | {"source_path": str(path)} for iv in result.intervals])
         else:
-            rows = [r.to_dict() | {"source_path": str(path)} for r in result.records]
-        for row in rows:
-            row = {k: _jsonable(v) for k, v in row.items()}
-            if format == "jsonl":
-                print(json.dumps(row, default=str))
-            else:
-                if writer is None:
-                    writer = csv.DictWriter(sys.stdout, fieldnames=list(row), extrasaction="ignore")
-                    writer.writeheader()
-                writer.writerow({k: ("; ".join(v) if isinstance(v, list) else v) for k, v in row.items()})
+            emit([r.to_dict() | {"source_path": str(path)} for r in result.records])
     raise typer.Exit(1 if failed else 0)
 
 

@@ -230,7 +230,7 @@ class _FileIngest:
             row["source_path"] = rel
             row["source_sha256"] = digest
             rows.append(row)
-        if sink is not None and result.packets is not None:  # a text packet log: read whole
+        if sink is not None and result.packets is not None:  # a packet log read whole (one with NUL padding)
             sink.add(result.packets)
         intervals = [iv.to_dict() | assignment.levels | {"source_path": rel} for iv in result.intervals]
         failed = [r for r in result.records if r.status == "failed"]

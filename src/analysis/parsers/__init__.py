@@ -72,8 +72,8 @@ def parse_bytes(data: bytes | mmap.mmap, source: str = "<bytes>", hints: Hints |
     """Parse one output given as bytes or a mapped file (a D-ITG binary log,
     or text in any encoding :func:`.text.decode` reads). ``packets=True`` asks for the
     per-packet table of a D-ITG binary log too (a text packet log always
-    has it; other outputs have none); ``on_packets`` is instead handed a
-    binary log's packets part by part as they are read (see :func:`.ditg.parse_binary`)."""
+    has it, unless ``on_packets`` takes them); ``on_packets`` is instead handed a
+    packet log's packets part by part as they are read (see :func:`.ditg.parse_binary`)."""
     if _BLANK.fullmatch(data):  # (strip() would copy a large log to find out)
         raise ParseError(source, 1, "empty output: nothing to parse")
     extent = log_extent(data)
@@ -81,6 +81,9 @@ def parse_bytes(data: bytes | mmap.mmap, source: str = "<bytes>", hints: Hints |
         options = _hints_for(ditg.TOOL, hints, source)
         result = ditg.parse_binary(data, source, options.get("meter"), packets, on_packets, end=extent)
         return _warn_padding(result, len(data) - extent)
+    if ditg.is_packet_log(data):  # read from the bytes a piece at a time, never decoded whole
+        options = _hints_for(ditg.TOOL, hints, source)
+        return ditg.parse_packet_log(data, source, options.get("meter"), packets or on_packets is None, on_packets)
     return parse_text(decode(bytes(data)), source, hints)
 
 

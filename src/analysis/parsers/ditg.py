@@ -31,13 +31,14 @@ import numpy as np
 
 from analysis.errors import ParseError
 from analysis.parsers import units
-from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, Packets, detect_binary, read_log, seconds_of_day
+from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, FlowNumbers, Packets, detect_binary, read_log, \
+    seconds_of_day
 from analysis.parsers.ditg_records import check_meter, fill_metrics, log_kind, meter_warnings, \
     records_from_summary, set_endpoints, shared_flow_warnings
 from analysis.parsers.ditg_stats import Summarizer, summarize
-from analysis.parsers.ditg_text import read_packets
+from analysis.parsers.ditg_text import line_at, read_pieces
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
-from analysis.parsers.text import clean_lines
+from analysis.parsers.text import clean_lines, decode
 from analysis.parsers.values import to_float
 
 __all__ = ["TOOL", "SERIES", "RECORD_SIZE", "detect", "parse", "detect_binary", "parse_binary", "PacketSink"]
@@ -359,15 +360,71 @@ def _parse_combined(lines: list[str], source: str) -> ParseResult:
 
 # --- packet log ----------------------------------------------------------------
 
+TEXT_BATCH = 1 << 18  # packets summarised at a time: the summary's cost per call, not per piece
+
+
 def _parse_packet_log(text: str, source: str, meter: str | None) -> ParseResult:
-    packets = read_packets(text)
-    if packets is None:  # a line the numpy reader does not vouch for: the regex reads it, or names it
-        packets = _regex_packets(text, source)
-    summary = summarize(packets)
-    records = records_from_summary(summary, meter)
+    return parse_packet_log(text.encode("utf-8"), source, meter)
+
+
+def is_packet_log(data: bytes | mmap.mmap) -> bool:
+    """True when ``data`` begins like an ITGDec ``-l`` text (its first
+    non-blank line a packet line), in ASCII and without the NUL padding that
+    :func:`.parse_text` strips: then :func:`parse_packet_log` reads it
+    straight from the bytes, a piece at a time."""
+    head = bytes(data[:4000])
+    if not head.isascii() or data[-1:] == b"\x00":
+        return False
+    first = next((l for l in head.decode("ascii").splitlines() if l.strip()), "")
+    return bool(_PACKET.match(first))
+
+
+def parse_packet_log(data: bytes | mmap.mmap, source: str, meter: str | None = None, packets: bool = True,
+                     on_packets: PacketSink | None = None) -> ParseResult:
+    """An ITGDec ``-l`` text -> one record per flow and the TOTAL, read a
+    piece at a time (:func:`.ditg_text.read_pieces`) and summarised as
+    ITGDec would: memory is a few pieces whatever the log's length.
+    ``on_packets`` is handed each piece's packets; ``packets`` keeps them
+    all (``ParseResult.packets``)."""
+    check_meter(meter, source)
+    flows, summarizer, kept, batch = FlowNumbers(), Summarizer(), [], []
+
+    def add(parts: list[Packets]) -> None:
+        part = Packets.join(parts)
+        summarizer.add(part)
+        if on_packets is not None and len(part.seq):
+            on_packets(part)
+        if packets:
+            kept.append(part)
+
+    for start, raw, part in read_pieces(data):
+        if part is None:  # a line the numpy reader does not vouch for: the regex reads it, or names it
+            part = _regex_piece(raw, data, start, source)
+        batch.append(flows.renumber(part))
+        if sum(len(p.seq) for p in batch) >= TEXT_BATCH:
+            add(batch)
+            batch = []
+    if batch:
+        add(batch)
+    try:
+        summary = summarizer.summary()
+    except ValueError:
+        raise ParseError(source, None, "an ITGDec -l packet log without any packet line") from None
     kind = log_kind(summary.sender_log, meter)
-    return ParseResult(TOOL, f"packets-{kind}", records, packets=packets,
+    return ParseResult(TOOL, f"packets-{kind}", records_from_summary(summary, meter),
+                       packets=Packets.join(kept) if packets else None,
                        warnings=meter_warnings(kind, meter, summary.total.min_delay_s))
+
+
+def _regex_piece(raw: memoryview, data: bytes | mmap.mmap, start: int, source: str) -> Packets:
+    """A piece (at byte ``start`` of ``data``) read by the regular
+    expression; a bad line is named by its line number in the whole log."""
+    try:
+        return _regex_packets(decode(bytes(raw)), source)
+    except ParseError as exc:
+        if exc.line is None:
+            raise
+        raise ParseError(source, exc.line + line_at(data, start) - 1, exc.reason) from None
 
 
 def _regex_packets(text: str, source: str) -> Packets:

@@ -251,10 +251,11 @@ def packets_from_records(arr: np.ndarray, starts: np.ndarray, flows: "FlowNumber
 class FlowNumbers:
     """Flow numbers of a log read part by part: flows in order of first
     appearance, keyed like ITGDec by (flow id, source, source port,
-    destination, destination port). ``endpoints`` grows as flows appear."""
+    destination, destination port). ``endpoints`` grows as flows appear.
+    (Addresses are NUL-padded, so their text is as exact a key as their bytes.)"""
 
     def __init__(self) -> None:
-        self._numbers: dict[bytes, int] = {}
+        self._numbers: dict[Endpoint, int] = {}
         self.endpoints: list[Endpoint] = []
 
     def number(self, arr: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -262,18 +263,28 @@ class FlowNumbers:
         if not len(arr):
             return np.zeros(0, dtype=np.int64)
         w = _words(arr)
-        keys = np.ascontiguousarray(np.concatenate([w[starts][:, [0, 2, 3]], w[starts, _ADDR_WORDS]], axis=1))
+        keys = np.concatenate([w[starts][:, [0, 2, 3]], w[starts, _ADDR_WORDS]], axis=1)
         local, first = first_appearance(keys)
-        numbers = np.array([self._known(keys[row].tobytes(), arr[starts[row]]) for row in first], dtype=np.int64)
+        numbers = np.array([self._known(_endpoint(arr[starts[row]])) for row in first], dtype=np.int64)
         return np.repeat(numbers[local], np.diff(np.append(starts, len(arr))))
 
-    def _known(self, key: bytes, record: np.void) -> int:
-        number = self._numbers.get(key)
+    def renumber(self, packets: Packets) -> Packets:
+        """``packets`` (a part read with flows numbered within it) with the log's numbers."""
+        numbers = np.array([self._known(e) for e in packets.endpoints], dtype=np.int64)
+        flow = numbers[packets.flow] if len(numbers) else packets.flow
+        return Packets(flow, self.endpoints, packets.seq, packets.size, packets.tx_s, packets.rx_s, packets.error_lines)
+
+    def _known(self, endpoint: Endpoint) -> int:
+        number = self._numbers.get(endpoint)
         if number is None:
-            number = self._numbers[key] = len(self.endpoints)
-            self.endpoints.append((int(record["flow"]), record["src"].decode("ascii"), int(record["src_port"]),
-                                   record["dst"].decode("ascii"), int(record["dst_port"])))
+            number = self._numbers[endpoint] = len(self.endpoints)
+            self.endpoints.append(endpoint)
         return number
+
+
+def _endpoint(record: np.void) -> Endpoint:
+    return (int(record["flow"]), record["src"].decode("ascii"), int(record["src_port"]),
+            record["dst"].decode("ascii"), int(record["dst_port"]))
 
 
 def first_appearance(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -28,14 +28,18 @@ that regular expression, which names the first bad line.
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.parsers.ditg_log import Endpoint, Packets, first_appearance, seconds_of_day
+from analysis.parsers.contents import release
+from analysis.parsers.ditg_log import Endpoint, FlowNumbers, Packets, first_appearance, seconds_of_day
 
 PIECE = 1 << 22  # characters read at a time: a piece and its arrays stay in the CPU caches
 PAD = 64  # zero bytes around a piece, so that every 8-byte read near a line stays in the buffer
@@ -54,7 +58,7 @@ _KW_VALUE = np.array([[int.from_bytes(k.encode(), "little")] for k in KEYWORDS],
 _KW_MASK = np.array([[(1 << 8 * len(k)) - 1] for k in KEYWORDS], dtype=np.uint64)
 # A field ends where the next keyword begins; the last one (Size) at the end of the line.
 _FIELD_END = np.array([[len(k) - 1] for k in KEYWORDS[1:]])
-_BLANK_LINES = re.compile(r"^[ \r]*(?:\n|\Z)", re.M)  # blank to the regular expression too
+_BLANK_LINES = re.compile(rb"^[ \r]*(?:\n|\Z)", re.M)  # blank to the regular expression too
 _POW10 = np.array([10**i for i in range(16)], dtype=np.uint64)
 
 
@@ -82,53 +86,98 @@ _NO_LINES = _Piece(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np
 
 
 def read_packets(text: str) -> Packets | None:
-    """The packets of an ITGDec ``-l`` text, flows keyed and numbered in
-    order of first appearance like ITGDec's; None when a line is not one
+    """The packets of a whole ITGDec ``-l`` text, flows keyed and numbered
+    in order of first appearance like ITGDec's; None when a line is not one
     this reader vouches for."""
     if not text.isascii():
         return None
-    bounds = _piece_bounds(text)
+    flows, parts = FlowNumbers(), []
+    for _, _, packets in read_pieces(text.encode("ascii")):
+        if packets is None:
+            return None
+        parts.append(flows.renumber(packets))
+    return Packets.join(parts) if parts else None
+
+
+Piece = tuple[int, memoryview, Packets | None]
+
+
+def read_pieces(data: bytes | mmap.mmap) -> Iterator[Piece]:
+    """An ITGDec ``-l`` text piece by piece, in order, as (the piece's first
+    byte, its bytes, its packets with flows numbered within the piece, or
+    None when a line is not one this reader vouches for).
+    Pieces of about PIECE bytes end with a line; a few per core are read
+    ahead, side by side (numpy lets go of the GIL), so memory is a few
+    pieces whatever the text's length, and a mapped piece's pages are let
+    go once copied out."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    workers = min(len(bounds), cores)
+    released = 0
+    with ThreadPoolExecutor(cores) as pool, memoryview(data) as view:
+        ahead: deque[tuple[int, int, Future[Packets | None]]] = deque()
+
+        def oldest() -> Piece:
+            nonlocal released
+            start, end, future = ahead.popleft()
+            packets = future.result()
+            keep_from = end // mmap.PAGESIZE * mmap.PAGESIZE
+            release(data, released, keep_from - released)
+            released = max(released, keep_from)
+            return start, view[start:end], packets
+
+        for start, end in _piece_bounds(data):
+            ahead.append((start, end, pool.submit(_read_bytes, view[start:end])))
+            if len(ahead) > 2 * cores:
+                yield oldest()
+        while ahead:
+            yield oldest()
+
+
+def line_at(data: bytes | mmap.mmap, offset: int) -> int:
+    """The number of the line that begins at byte ``offset`` (counted only
+    when a line must be named: a pass over everything before it)."""
+    lines = 1
+    for start in range(0, offset, PIECE):
+        lines += int(np.count_nonzero(np.frombuffer(data, np.uint8, count=min(PIECE, offset - start), offset=start) == 10))
+    return lines
+
+
+def _piece_bounds(data: bytes | mmap.mmap) -> Iterator[tuple[int, int]]:
+    """(start, end) of pieces of about PIECE bytes that end with a line."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start + PIECE)
+        end = len(data) if end < 0 else end + 1
+        yield start, end
+        start = end
+
+
+def _read_bytes(raw: memoryview) -> Packets | None:
+    """A piece's packets; None if this reader does not vouch for a line."""
+    octets = np.frombuffer(raw, np.uint8)
+    if len(octets) and octets.max() >= 0x80:  # not ASCII
+        return None
     try:
-        if workers > 1:  # numpy lets go of the GIL: the pieces are read side by side, one per core
-            with ThreadPoolExecutor(workers) as pool:
-                pieces = list(pool.map(lambda ab: _read_piece(text[ab[0]:ab[1]]), bounds))
-        else:
-            pieces = [_read_piece(text[a:b]) for a, b in bounds]
+        return _assemble([_read_piece(raw)])
     except _Unread:
         return None
-    return _assemble(pieces)
 
 
-def _piece_bounds(text: str) -> list[tuple[int, int]]:
-    """(start, end) of pieces of about PIECE characters that end with a line."""
-    bounds, start = [], 0
-    while start < len(text):
-        end = text.find("\n", start + PIECE)
-        end = len(text) if end < 0 else end + 1
-        bounds.append((start, end))
-        start = end
-    return bounds
-
-
-def _read_piece(chunk: str) -> _Piece:
+def _read_piece(chunk: bytes | memoryview) -> _Piece:
     """The lines of a piece; blank lines (spaces, a '\\r') are dropped first
     if it has some, as the regular expression skips them."""
     try:
         return _read_lines(chunk)
     except _Unread:
-        without_blanks = _BLANK_LINES.sub("", chunk)  # rare: ITGDec writes no blank line
+        without_blanks = _BLANK_LINES.sub(b"", chunk)  # rare: ITGDec writes no blank line
         if without_blanks == chunk:
             raise
         return _read_lines(without_blanks) if without_blanks else _NO_LINES
 
 
-def _read_lines(chunk: str) -> _Piece:
+def _read_lines(raw: bytes | memoryview) -> _Piece:
     """Whole packet lines read and checked field by field, each check over
     all the lines at once."""
-    raw = chunk.encode("ascii")
-    newline = not raw.endswith(b"\n")  # a last line without its newline gets one
+    newline = raw[-1:] != b"\n"  # a last line without its newline gets one
     buf = np.zeros(len(raw) + newline + 2 * PAD, np.uint8)
     data = buf[PAD:PAD + len(raw) + newline]
     data[:len(raw)] = np.frombuffer(raw, np.uint8)
