@@ -7,7 +7,11 @@ data/large/packets-large; this script records it first when it is missing
 peak memory (ru_maxrss) is its own:
 
 - ingest of the campaign with its packets into Parquet (after a warm-up ingest of the
-  small bundled packets-p2p: imports and validation backends load once): >= 3 M packets/s, peak < 1 GB;
+  small bundled packets-p2p: imports and validation backends load once; best of 3,
+  the spread printed, as single runs on a shared 2-core machine vary by a third):
+  >= 3 M packets/s, peak < 1 GB;
+- ingest of one log holding every record of the campaign (1.7 GB, > 10^7 packets):
+  peak memory < 1 GB, below the log's own size (the log is read a part at a time);
 - p50/p99/p99.9 of the one-way delay per cell over all its packets: < 2 s;
 - the same over 10x the packets (each Parquet file hard-linked ten times,
   > 10^8 packets): peak < 2 GB and time linear in the packets (<= 12x).
@@ -38,11 +42,13 @@ import json, resource, tempfile, time
 from analysis.ingest.ingest import ingest_campaign
 with tempfile.TemporaryDirectory() as scratch:  # warm-up: imports and pandera's backends, once per process
     ingest_campaign({warmup!r}, progress=False, packets_to=scratch)
-t = time.perf_counter()
-result = ingest_campaign({raw!r}, progress=False, packets_to={out!r})
-seconds = time.perf_counter() - t
+times = []
+for _ in range({repeat}):
+    t = time.perf_counter()
+    result = ingest_campaign({raw!r}, progress=False, packets_to={out!r})
+    times.append(time.perf_counter() - t)
 packets = sum(r.packets_received or 0 for r in result.runs.itertuples() if r.flow == "TOTAL")
-print(json.dumps({{"seconds": seconds, "packets": int(packets), "files": len(result.files),
+print(json.dumps({{"seconds": min(times), "slowest": max(times), "packets": int(packets), "files": len(result.files),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
@@ -78,6 +84,25 @@ def record_if_missing() -> None:
                     "--out", str(RAW), *resume], check=True)
 
 
+def one_log() -> Path:
+    """A campaign of one receiver log holding every record of the large
+    campaign, one log after another (made once)."""
+    raw = WORK / "one-log"
+    log = raw / "all.recv.bin"
+    if not log.is_file():
+        raw.mkdir(parents=True, exist_ok=True)
+        with log.open("wb") as out:
+            for path in sorted(RAW.rglob("*.bin")):
+                with path.open("rb") as part:
+                    shutil.copyfileobj(part, out, 1 << 24)
+    if not (raw / "manifest.yaml").is_file():
+        (raw / "manifest.yaml").write_text(yaml.safe_dump({
+            "campaign": {"title": "every record of packets-large in one log", "synthetic": False},
+            "factors": {"log": {"type": "str"}},
+            "files": {"table": [{"path": log.name, "levels": {"log": "all"}}], "parser_hints": {"ditg": {"meter": "owdm"}}}}))
+    return raw
+
+
 def replicate(folder: Path, copies: int) -> None:
     """``copies`` hard links of every Parquet file: DuckDB reads each as a run of its own."""
     shutil.rmtree(REPLICATED, ignore_errors=True)
@@ -95,7 +120,8 @@ def main() -> int:
     print(f"cores: {os.cpu_count()}")
     record_if_missing()
     shutil.rmtree(PROCESSED, ignore_errors=True)
-    ingest = child(INGEST.format(raw=str(RAW), out=str(PROCESSED), warmup=str(ROOT / "data/raw/packets-p2p")))
+    warmup = str(ROOT / "data/raw/packets-p2p")
+    ingest = child(INGEST.format(raw=str(RAW), out=str(PROCESSED), warmup=warmup, repeat=3))
     rate = ingest["packets"] / ingest["seconds"]
     enough = ingest["packets"] >= MIN_PACKETS
     print(f"campaign: {ingest['packets']:,} packets in {ingest['files']} files "
@@ -103,8 +129,17 @@ def main() -> int:
     ok = enough
     good = rate >= 3e6 and ingest["peak_mb"] < 1024
     ok &= good
-    print(f"ingest with packets: {ingest['seconds']:.2f} s = {rate / 1e6:.2f} M packets/s, "
-          f"peak {ingest['peak_mb']:.0f} MB (target >= 3 M/s, < 1 GB): {verdict(good)}")
+    print(f"ingest with packets: {ingest['seconds']:.2f} s = {rate / 1e6:.2f} M packets/s (best of 3; slowest "
+          f"{ingest['packets'] / ingest['slowest'] / 1e6:.2f} M/s), peak {ingest['peak_mb']:.0f} MB "
+          f"(target >= 3 M/s, < 1 GB): {verdict(good)}")
+
+    raw = one_log()
+    single_log = child(INGEST.format(raw=str(raw), out=str(WORK / "one-log-processed"), warmup=warmup, repeat=1))
+    size_mb = (raw / "all.recv.bin").stat().st_size / 2**20
+    good = single_log["packets"] == ingest["packets"] and single_log["peak_mb"] < min(1024, size_mb)
+    ok &= good
+    print(f"one log of {single_log['packets']:,} packets ({size_mb:,.0f} MB): {single_log['seconds']:.2f} s, peak "
+          f"{single_log['peak_mb']:.0f} MB (target < 1 GB and below the log's size): {verdict(good)}")
 
     single = child(PERCENTILES.format(glob=str(PROCESSED / "packets/*.parquet"), cell=CELL))
     good = single["seconds"] < 2
