@@ -377,5 +377,5 @@ def test_a_log_with_error_lines_is_sniffed_as_a_log_and_read_as_itgdec_reads_it(
     result = parse_bytes(damaged.read_bytes(), "damaged.recv.bin", {"ditg": {"meter": "owdm"}})
     assert result.variant == "binary-receiver" and result.records[-1].packets_received == len(records) - 2
     itgdec = subprocess.run(["ITGDec", str(damaged)], capture_output=True, text=True, check=True).stdout
-    ours = ditg_format.format_summary(ditg_stats.summarize(ditg_log.packets_of_log(records.tobytes())))
+    ours = ditg_format.format_summary(ditg_stats.summarize(ditg.parse_binary(records.tobytes(), packets=True).packets))
     assert ours == itgdec.split("\n", 2)[2]

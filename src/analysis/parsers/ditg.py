@@ -35,7 +35,7 @@ from analysis.parsers.ditg_log import RECORD_SIZE, Endpoint, FlowNumbers, Packet
     seconds_of_day
 from analysis.parsers.ditg_records import check_meter, fill_metrics, log_kind, meter_warnings, \
     records_from_summary, set_endpoints, shared_flow_warnings
-from analysis.parsers.ditg_stats import Summarizer, summarize
+from analysis.parsers.ditg_stats import Summarizer
 from analysis.parsers.ditg_text import line_at, read_pieces
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.text import clean_lines, decode

@@ -139,12 +139,6 @@ def read_log(data: bytes | mmap.mmap, source: str = "<bytes>", end: int | None =
         release(data, first * RECORD_SIZE, arr.nbytes)
 
 
-def packets_of_log(data: bytes | mmap.mmap, source: str = "<bytes>") -> Packets:
-    """Every valid packet of a log at once (:func:`read_log`'s parts joined):
-    for a log that fits in memory, and for the tests."""
-    return Packets.join(list(read_log(data, source)))
-
-
 def _words(arr: np.ndarray) -> np.ndarray:
     """The records as rows of 36 uint32 words (a view, no copy)."""
     return arr.view("<u4").reshape(-1, RECORD_SIZE // 4)

@@ -19,11 +19,11 @@ core (numpy lets go of the GIL):
   many spaces as its lines' layouts say.
 
 Every byte of a line is checked against the rules of ``ditg._PACKET``.
-:func:`read_packets` gives up (None) on the first line that breaks them or
-that it does not take (non-ASCII text, padding other than spaces, a '>' in
-an address, H:M:S of more than 8 characters, S.F of more than 15 digits,
-addresses of more than 47 characters); the caller then reads the text with
-that regular expression, which names the first bad line.
+:func:`read_pieces` gives up on a piece (None) at the first line that
+breaks them or that it does not take (non-ASCII text, padding other than
+spaces, a '>' in an address, H:M:S of more than 8 characters, S.F of more
+than 15 digits, addresses of more than 47 characters); the caller then reads
+that piece with the regular expression, which names the first bad line.
 """
 
 from __future__ import annotations
@@ -83,20 +83,6 @@ class _Piece:
 
 _NO_LINES = _Piece(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0, bool),
                    np.zeros((0, 3 + 2 * WORDS), np.uint64))
-
-
-def read_packets(text: str) -> Packets | None:
-    """The packets of a whole ITGDec ``-l`` text, flows keyed and numbered
-    in order of first appearance like ITGDec's; None when a line is not one
-    this reader vouches for."""
-    if not text.isascii():
-        return None
-    flows, parts = FlowNumbers(), []
-    for _, _, packets in read_pieces(text.encode("ascii")):
-        if packets is None:
-            return None
-        parts.append(flows.renumber(packets))
-    return Packets.join(parts) if parts else None
 
 
 Piece = tuple[int, memoryview, Packets | None]
