@@ -3,10 +3,12 @@
 ITGDec's summary (mean, SD, min, max of the delay) is what runs.parquet holds;
 tail percentiles, CDFs, jitter and loss bursts need the packets themselves.
 Each raw log becomes one Parquet file under ``<processed>/packets/`` (one file
-per run), its factor levels as constant columns: Parquet's per-row-group
-statistics let DuckDB skip the files a query's factor filter excludes, and
-constant columns cost almost nothing once encoded. Times are integer
-nanoseconds of the day as D-ITG stamped them (its microseconds, exactly).
+per run), streamed as the log is read, its factor levels as constant columns:
+dictionary-encoded, they cost a few bytes per row group on disk, and DuckDB
+reads that column first when a query filters on a factor (one cell of six of
+the 11.5 M-packet campaign: 0.034 s, against 0.075 s for every packet).
+Times are integer nanoseconds of the day as D-ITG stamped them (its
+microseconds, exactly).
 """
 
 from __future__ import annotations
