@@ -27,6 +27,7 @@ from analysis.ingest import distributed
 from analysis.ingest.distributed import check_workers_see, dask_client, map_in_order
 from analysis.ingest.ingest import _FileIngest, ingest_campaign, write_outputs
 from analysis.ingest.manifest import load_manifest
+from analysis.stats import per_packet
 
 pytestmark = pytest.mark.slow  # starts two Dask worker processes (a few seconds)
 
@@ -220,3 +221,15 @@ def test_a_malformed_address_is_refused_before_connecting(address):
     with pytest.raises(NetreproError, match=rf"^{address}: not a Dask scheduler address \(e\.g\. tcp://host:8786\)"):
         with dask_client(scheduler=address):
             pass
+
+
+def test_percentiles_counted_on_the_cluster_equal_duckdbs(single, client):
+    """The exact percentiles from counts per distinct delay, counted by the
+    workers from the Parquet, are DuckDB's to the last bit."""
+    _, out = single
+    glob = str(out / "packets" / "*.parquet")
+    for by in (["case"], ["case", "ip_version", "flow"], []):
+        on_cluster = per_packet.delay_percentiles(glob, by, client=client)
+        pd.testing.assert_frame_equal(on_cluster, per_packet.delay_percentiles(glob, by))
+        assert len(on_cluster) == 4 * max(1, on_cluster.groupby(by).ngroups if by else 1)
+

@@ -22,9 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from typing import TYPE_CHECKING
+
 import duckdb
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 QUANTILES = (0.5, 0.9, 0.99, 0.999)
 
@@ -46,7 +51,8 @@ def _source(packets: str) -> str:
     return "read_parquet(" + "'" + packets.replace("'", "''") + "', union_by_name = true)"
 
 
-def delay_percentiles(packets: str, by: Sequence[str] = (), quantiles: Sequence[float] = QUANTILES) -> pd.DataFrame:
+def delay_percentiles(packets: str, by: Sequence[str] = (), quantiles: Sequence[float] = QUANTILES,
+                      client: Client | None = None) -> pd.DataFrame:
     """One row per group and quantile: ``quantile``, ``delay_ms``, ``packets``.
 
     Exact, from each group's count of packets per distinct delay: D-ITG
@@ -54,11 +60,11 @@ def delay_percentiles(packets: str, by: Sequence[str] = (), quantiles: Sequence[
     of distinct delays, and DuckDB counts them in one streaming pass (a
     hash aggregate, which spills to disk if it must) where a sorting
     quantile would hold every delay in memory. The order statistics are then
-    read off the cumulative counts (:func:`quantiles_from_counts`)."""
-    cols = _quoted(by)
-    keys = ", ".join([*cols, "delay_ns"])
-    counts = _connect().execute(
-        f"SELECT {keys}, count(*) AS n FROM {_source(packets)} GROUP BY {keys} ORDER BY {keys}").df()
+    read off the cumulative counts (:func:`quantiles_from_counts`).
+
+    With a Dask ``client`` the counting runs on the cluster's workers
+    instead (:func:`_counts_on_cluster`), with the same exact result."""
+    counts = _counts(packets, by) if client is None else _counts_on_cluster(packets, by, client)
     rows = []
     groups = counts.groupby(list(by), sort=False, dropna=False, observed=True) if by else [((), counts)]
     for key, part in groups:
@@ -69,6 +75,29 @@ def delay_percentiles(packets: str, by: Sequence[str] = (), quantiles: Sequence[
             rows.append({**dict(zip(by, key)), "quantile": float(q), "delay_ms": value / 1e6, "packets": total})
     return pd.DataFrame(rows, columns=[*by, "quantile", "delay_ms", "packets"]).sort_values(
         [*by, "quantile"], kind="stable", ignore_index=True)
+
+
+def _counts(packets: str, by: Sequence[str]) -> pd.DataFrame:
+    """Packets per group and distinct delay (``n``), sorted, counted by DuckDB."""
+    keys = ", ".join([*_quoted(by), "delay_ns"])
+    return _connect().execute(
+        f"SELECT {keys}, count(*) AS n FROM {_source(packets)} GROUP BY {keys} ORDER BY {keys}").df()
+
+
+def _counts_on_cluster(packets: str, by: Sequence[str], client: Client) -> pd.DataFrame:
+    """:func:`_counts` computed by a Dask cluster: each worker reads its share
+    of the Parquet (the files at the same path on every worker: a shared
+    filesystem) and counts it; only the counts travel."""
+    import dask.dataframe as dd
+
+    _source(packets)  # the same refusal of a campaign without packets
+    frame = dd.read_parquet(packets, columns=[*by, "delay_ns"])
+    counts = frame.groupby([*by, "delay_ns"], observed=True, dropna=False).size()
+    table = client.compute(counts).result().rename("n").reset_index()
+    for column in by:  # plain values, as DuckDB gives them (dictionary columns arrive as categories)
+        if isinstance(table[column].dtype, pd.CategoricalDtype):
+            table[column] = table[column].astype(table[column].cat.categories.dtype)
+    return table.sort_values([*by, "delay_ns"], ignore_index=True)
 
 
 def quantiles_from_counts(values: np.ndarray, counts: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
