@@ -105,12 +105,13 @@ def _end_of_content(data: bytes | mmap.mmap | memoryview) -> int:
 
 
 def detect_binary(data: bytes | mmap.mmap) -> bool:
-    """True only for a plausible D-ITG log: whole records, both addresses of
-    every record NUL-terminated printable text padded with NULs, and the time
-    fields in range (hour < 24, minute < 60, 0 <= seconds < 60) where each
-    run of one flow starts, so no text file passes (judged on the first part
-    of the log: see :func:`log_extent`). Other records with times out of
-    range are ITGDec's 'Error lines', skipped when the log is read."""
+    """True only for a plausible D-ITG log: whole records and, where each run
+    of one flow starts in the log's first part (:func:`log_extent`), both
+    addresses NUL-terminated printable text padded with NULs and the time
+    fields in range (hour < 24, minute < 60, 0 <= seconds < 60), so no text
+    file passes. Other records with times out of range are ITGDec's 'Error
+    lines', skipped when the log is read; :func:`read_log` checks the
+    addresses of the other parts."""
     return log_extent(data) == len(data)
 
 
