@@ -5,12 +5,14 @@ from part to part (ditg_stats.Summarizer), whatever the parts' lengths."""
 from __future__ import annotations
 
 import dataclasses
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from analysis.parsers import ditg_stats
 from analysis.parsers.ditg_log import Packets
 from analysis.parsers.ditg_stats import Summarizer, summarize
 
@@ -55,7 +57,21 @@ def _in_parts(packets: Packets, bounds: list[int]):
 @given(logs())
 def test_a_log_read_in_parts_has_the_summary_of_the_whole_log(case):
     packets, bounds = case
-    whole, parts = summarize(packets), _in_parts(packets, bounds)
+    _check_same(_in_parts(packets, bounds), summarize(packets))
+
+
+@given(logs())
+def test_parts_of_many_flows_summarised_together_give_the_same_summary(case):
+    """Parts whose flows interleave wait and are summarised together: here
+    every part with two flows or more, in batches of some 50 packets."""
+    packets, bounds = case
+    whole = summarize(packets)
+    with mock.patch.object(ditg_stats, "_MANY_FLOWS", 1), mock.patch.object(ditg_stats, "_MANY_FLOWS_BATCH", 50):
+        parts = _in_parts(packets, bounds)
+    _check_same(parts, whole)
+
+
+def _check_same(parts, whole) -> None:
     assert parts.crosses_midnight == whole.crosses_midnight and parts.sender_log == whole.sender_log
     for ours, theirs in zip([*parts.flows, parts.total], [*whole.flows, whole.total], strict=True):
         for field in dataclasses.fields(theirs):
