@@ -20,7 +20,7 @@ from analysis.ingest.packets import PacketWriter
 from analysis.parsers import parse_file
 from analysis.parsers import ditg_log
 from analysis.parsers.ditg_log import packets_frame
-from analysis.stats import per_packet
+from analysis.stats import arrival_order, per_packet
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests/fixtures/ditg"
@@ -333,3 +333,42 @@ def test_quantiles_from_value_counts_equal_numpy_on_the_sample(sample, quantiles
     values, counts = np.unique(np.array(sample, dtype=np.int64), return_counts=True)
     expected = np.quantile(np.array(sample, dtype=np.float64), quantiles)
     assert per_packet.quantiles_from_counts(values, counts, quantiles) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_jitter_and_loss_read_in_small_batches_equal_the_whole(campaign, monkeypatch):
+    """Each flow's state carries from batch to batch: batches of 37 packets
+    give the answers of batches holding a whole run."""
+    _, out, _ = campaign
+    glob = str(out / "packets" / "*.parquet")
+    whole_jitter, whole_loss = per_packet.jitter(glob, by=["log"]), per_packet.loss(glob)
+    monkeypatch.setattr(arrival_order, "BATCH", 37)
+    pd.testing.assert_frame_equal(per_packet.jitter(glob, by=["log"]), whole_jitter, rtol=1e-12)
+    pd.testing.assert_frame_equal(per_packet.loss(glob), whole_loss)
+    assert len(whole_jitter) == len(LOGS) and (whole_jitter["flows"] >= 1).all()
+
+
+def test_jitter_refuses_packets_out_of_arrival_order_and_groups_that_split_a_run(campaign, tmp_path):
+    _, out, _ = campaign
+    source = sorted((out / "packets").glob("*.parquet"))[0]
+    table = pq.read_table(source)
+    pq.write_table(table.take(np.r_[1, 0, 2:table.num_rows]), tmp_path / "shuffled.parquet")
+    with pytest.raises(ValueError, match="not stored in arrival order"):
+        per_packet.jitter(str(tmp_path / "shuffled.parquet"))
+    with pytest.raises(ValueError, match="'seq' is not constant in the run"):
+        per_packet.loss(str(source), by=["seq"])
+
+
+def test_reordering_across_a_batch_boundary_is_counted(campaign, tmp_path, monkeypatch):
+    """Derived from a genuine run: two sequence numbers swapped where one
+    batch of 37 packets ends and the next begins."""
+    _, out, _ = campaign
+    table = pq.read_table(sorted((out / "packets").glob("*.parquet"))[0]).to_pandas()
+    seq = table["seq"].to_numpy().copy()
+    seq[[36, 37]] = seq[[37, 36]]
+    table["seq"] = seq
+    table.to_parquet(tmp_path / "swapped.parquet")
+    monkeypatch.setattr(arrival_order, "BATCH", 37)
+    lost = per_packet.loss(str(tmp_path / "swapped.parquet"))
+    flow_seq = seq[table["flow"].to_numpy() == table["flow"].iloc[36]]
+    expected = int((flow_seq[1:] < np.maximum.accumulate(flow_seq)[:-1]).sum())
+    assert expected >= 1 and lost["reordered"].sum() == expected

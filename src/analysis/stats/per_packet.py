@@ -1,11 +1,13 @@
-"""Per-packet statistics over a campaign's packets Parquet, computed by DuckDB.
+"""Per-packet statistics over a campaign's packets Parquet.
 
-The packets of a campaign can be far larger than memory: every function here
-is one SQL query that DuckDB runs over the Parquet files in streaming,
-parallel fashion, returning only the small tidy answer (one row per group and
-statistic). ``packets`` is a Parquet path or glob with the columns written at
-ingest (``analysis.ingest.packets``); ``by`` names the grouping columns
-(factor columns and/or ``source_path`` for one row per run).
+The packets of a campaign can be far larger than memory: percentiles and
+CDFs are one DuckDB query each over the Parquet files (streaming, parallel,
+exact: counts per distinct delay); jitter and loss follow each run's arrival
+order a row group at a time (:mod:`.arrival_order`). Each returns only the
+small tidy answer (one row per group and statistic). ``packets`` is a
+Parquet path or glob with the columns written at ingest
+(``analysis.ingest.packets``); ``by`` names the grouping columns (factor
+columns and/or ``source_path`` for one row per run).
 
 Definitions (docs/statistics.md):
 - percentiles: linear interpolation between order statistics (numpy's default);
@@ -13,6 +15,7 @@ Definitions (docs/statistics.md):
   arrival order (all flows of the log together, as ITGDec's TOTAL);
 - RFC 3550 jitter: J_i = J_(i-1) + (|D_i| - J_(i-1)) / 16 per flow in arrival
   order, J_0 = 0, reported as the final J (the estimator an RTP receiver keeps);
+- a flow: ITGDec's key (flow, src, src_port, dst, dst_port);
 - loss: sequence numbers missing between the lowest and highest received;
   a burst is a run of consecutive missing numbers; reordered: a packet whose
   sequence number is below one already received; duplicates: repeats.
@@ -22,11 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
 import pandas as pd
+
+from analysis.stats.arrival_order import Flow, run_flows
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -128,60 +133,49 @@ def delay_cdf(packets: str, by: Sequence[str] = (), points: int = 201, tail: Seq
 
 
 def jitter(packets: str, by: Sequence[str] = ("source_path",)) -> pd.DataFrame:
-    """Per run (``source_path``, plus ``by``): ITGDec's jitter and the RFC 3550
-    estimator per flow averaged over the run's flows, both in ms.
+    """Per run (``source_path``, plus ``by``: factors, or flow columns to
+    split a run): ITGDec's jitter and the RFC 3550 estimator per flow
+    averaged over the group's flows, both in ms, and the number of flows.
 
-    The RFC 3550 recursion has the closed form J_n = sum_k |D_k| (15/16)^(n-k) / 16,
-    so it is a weighted sum DuckDB computes without a loop."""
+    Read run by run in arrival order a row group at a time
+    (:mod:`.arrival_order`), so memory does not grow with the campaign. The
+    RFC 3550 recursion has the closed form J_n = sum_k |D_k| (15/16)^(n-k) / 16,
+    a weighted sum per row group with the J before it carried in."""
+    _source(packets)
     keys = list(dict.fromkeys(["source_path", *by]))
-    cols = ", ".join(_quoted(keys))
-    sql = f"""
-    WITH ordered AS (
-        SELECT {cols}, flow, arrival, delay_ns,
-               abs(delay_ns - lag(delay_ns) OVER (PARTITION BY source_path ORDER BY arrival)) AS d_log,
-               abs(delay_ns - lag(delay_ns) OVER (PARTITION BY source_path, flow ORDER BY arrival)) AS d_flow,
-               row_number() OVER (PARTITION BY source_path, flow ORDER BY arrival) AS k,
-               count(*) OVER (PARTITION BY source_path, flow) AS n
-        FROM {_source(packets)}),
-    per_flow AS (
-        SELECT {cols}, flow,
-               sum(d_flow * pow(15.0 / 16.0, n - k)) / 16.0 AS rfc3550_ns,
-               sum(d_log) AS d_log_sum, count(d_log) AS d_log_n
-        FROM ordered GROUP BY {cols}, flow)
-    SELECT {cols}, sum(d_log_sum) / nullif(sum(d_log_n), 0) / 1e6 AS itgdec_jitter_ms,
-           avg(rfc3550_ns) / 1e6 AS rfc3550_jitter_ms, count(*) AS flows
-    FROM per_flow GROUP BY {cols} ORDER BY {cols}"""
-    out = _connect().execute(sql).df()
-    out["itgdec_jitter_ms"] = out["itgdec_jitter_ms"].fillna(0.0)
-    return out
+    groups: dict[tuple[Any, ...], list[Flow]] = {}
+    for flow in run_flows(packets, keys, delays=True):
+        groups.setdefault(tuple(flow.keys[k] for k in keys), []).append(flow)
+    rows = []
+    for key, flows in sorted(groups.items(), key=lambda item: _sortable(item[0])):
+        steps = sum(f.log_step_count for f in flows)
+        rows.append({**dict(zip(keys, key)),
+                     "itgdec_jitter_ms": sum(f.log_steps_ns for f in flows) / steps / 1e6 if steps else 0.0,
+                     "rfc3550_jitter_ms": float(np.mean([f.rfc3550_ns for f in flows])) / 1e6, "flows": len(flows)})
+    return pd.DataFrame(rows, columns=[*keys, "itgdec_jitter_ms", "rfc3550_jitter_ms", "flows"])
 
 
 def loss(packets: str, by: Sequence[str] = ("source_path",)) -> pd.DataFrame:
-    """Per run and flow: packets received, distinct sequence numbers, lost
-    (missing between the lowest and highest), loss bursts (count, longest,
-    mean length), reordered packets and duplicates."""
+    """Per run (``source_path``, plus ``by``) and flow: packets received,
+    distinct sequence numbers, the first and last, lost (missing between
+    them), loss bursts (count, longest, mean length), reordered packets (a
+    number below one already received) and duplicates. Read run by run in
+    arrival order (:mod:`.arrival_order`)."""
+    _source(packets)
     keys = list(dict.fromkeys(["source_path", *by]))
-    cols = ", ".join(_quoted(keys))
-    sql = f"""
-    WITH p AS (
-        SELECT {cols}, flow, seq, arrival,
-               max(seq) OVER (PARTITION BY source_path, flow ORDER BY arrival
-                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS highest_before
-        FROM {_source(packets)}),
-    flows AS (
-        SELECT {cols}, flow, count(*) AS received, count(DISTINCT seq) AS distinct_seq,
-               min(seq) AS first_seq, max(seq) AS last_seq,
-               count(*) FILTER (WHERE seq < highest_before) AS reordered
-        FROM p GROUP BY {cols}, flow),
-    gaps AS (
-        SELECT {cols}, flow, seq - lag(seq) OVER (PARTITION BY source_path, flow ORDER BY seq) - 1 AS gap
-        FROM (SELECT DISTINCT {cols}, flow, seq FROM {_source(packets)})),
-    bursts AS (
-        SELECT {cols}, flow, count(*) AS loss_bursts, max(gap) AS longest_burst, avg(gap) AS mean_burst
-        FROM gaps WHERE gap > 0 GROUP BY {cols}, flow)
-    SELECT f.*, f.last_seq - f.first_seq + 1 - f.distinct_seq AS lost,
-           f.received - f.distinct_seq AS duplicates,
-           coalesce(b.loss_bursts, 0) AS loss_bursts, coalesce(b.longest_burst, 0) AS longest_burst,
-           coalesce(b.mean_burst, 0.0) AS mean_burst
-    FROM flows f LEFT JOIN bursts b USING ({cols}, flow) ORDER BY {cols}, flow"""
-    return _connect().execute(sql).df()
+    rows = [{**{k: f.keys[k] for k in keys}, "flow": f.keys["flow"], **f.loss()}
+            for f in run_flows(packets, keys, seqs=True)]
+    columns = [*keys, *(["flow"] if "flow" not in keys else []), "received", "distinct_seq", "first_seq", "last_seq",
+               "reordered", "lost", "duplicates", "loss_bursts", "longest_burst", "mean_burst"]
+    table = pd.DataFrame(rows, columns=columns)
+    return table.sort_values([*keys, *(["flow"] if "flow" not in keys else [])], key=_sort_key,
+                                      kind="stable", ignore_index=True)
+
+
+def _sortable(key: tuple[Any, ...]) -> tuple[tuple[bool, str, Any], ...]:
+    """A group key made sortable whatever its values' types (None last)."""
+    return tuple((v is None, type(v).__name__, v if v is not None else 0) for v in key)
+
+
+def _sort_key(column: pd.Series) -> pd.Series:
+    return column.astype(str) if column.dtype == object else column
