@@ -14,7 +14,8 @@ peak memory (ru_maxrss) is its own:
   peak memory < 1 GB, below the log's own size (the log is read a part at a time);
 - p50/p99/p99.9 of the one-way delay per cell over all its packets: < 2 s;
 - the same over 10x the packets (each Parquet file hard-linked ten times,
-  > 10^8 packets): peak < 2 GB and time linear in the packets (<= 12x).
+  > 10^8 packets): peak < 2 GB and time linear in the packets (<= 12x);
+- jitter and loss per run over those 10^8 packets: peak < 2 GB.
 """
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ for _ in range({repeat}):
     times.append(time.perf_counter() - t)
 packets = sum(r.packets_received or 0 for r in result.runs.itertuples() if r.flow == "TOTAL")
 print(json.dumps({{"seconds": min(times), "slowest": max(times), "packets": int(packets), "files": len(result.files),
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+ARRIVAL_ORDER = """
+import json, resource, time
+from analysis.stats import per_packet
+t = time.perf_counter()
+table = per_packet.{function}({glob!r})
+print(json.dumps({{"seconds": time.perf_counter() - t, "rows": len(table),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
@@ -154,6 +164,12 @@ def main() -> int:
     ok &= good
     print(f"the same over {big['packets']:,} packets ({COPIES}x): {big['seconds']:.2f} s ({ratio:.1f}x the time), "
           f"peak {big['peak_mb']:.0f} MB (target < 2 GB, <= {1.2 * COPIES:.0f}x): {verdict(good)}")
+    for function in ("jitter", "loss"):
+        done = child(ARRIVAL_ORDER.format(function=function, glob=str(REPLICATED / "*.parquet")))
+        good = done["peak_mb"] < 2048
+        ok &= good
+        print(f"{function} per run over the same {big['packets']:,} packets: {done['seconds']:.1f} s, "
+              f"peak {done['peak_mb']:.0f} MB (target < 2 GB): {verdict(good)}")
     shutil.rmtree(REPLICATED)
     return 0 if ok else 1
 
