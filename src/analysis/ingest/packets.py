@@ -87,10 +87,12 @@ def packet_table(packets: Packets, run: RunColumns, first: int = 0) -> pa.Table:
     n, ends = len(packets.seq), packets.endpoints
     flow, zero = pa.array(packets.flow.astype(np.int32)), pa.array(np.zeros(n, dtype=np.int32))
 
+    # safe=False: the indices are in range by construction, and checking them
+    # took 46 us per column and part (a sixteenth of the table's time)
     def per_flow(i: int, type_: pa.DataType) -> pa.Array:  # one value per flow, an index per packet
-        return pa.DictionaryArray.from_arrays(flow, pa.array([e[i] for e in ends], type_))
+        return pa.DictionaryArray.from_arrays(flow, pa.array([e[i] for e in ends], type_), safe=False)
 
-    source_path, *levels = [pa.DictionaryArray.from_arrays(zero, value) for value in run.constants]
+    source_path, *levels = [pa.DictionaryArray.from_arrays(zero, value, safe=False) for value in run.constants]
     columns = [
         source_path, pa.array(np.arange(first, first + n, dtype=np.int64)),
         per_flow(0, pa.int64()), per_flow(1, pa.string()), per_flow(2, pa.int32()),
