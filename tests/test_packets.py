@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -15,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.ingest import packets as packets_module
-from analysis.ingest.ingest import ingest_campaign
+from analysis.ingest.ingest import fingerprint, ingest_campaign
 from analysis.ingest.packets import PacketWriter
 from analysis.parsers import parse_file
-from analysis.parsers import ditg_log
+from analysis.parsers import contents, ditg_log
 from analysis.parsers.ditg_log import packets_frame
 from analysis.stats import arrival_order, per_packet
 
@@ -372,3 +373,31 @@ def test_reordering_across_a_batch_boundary_is_counted(campaign, tmp_path, monke
     flow_seq = seq[table["flow"].to_numpy() == table["flow"].iloc[36]]
     expected = int((flow_seq[1:] < np.maximum.accumulate(flow_seq)[:-1]).sum())
     assert expected >= 1 and lost["reordered"].sum() == expected
+
+
+def test_each_files_digest_is_its_sha256_however_it_was_read(tmp_path, monkeypatch):
+    """Logs mapped and hashed as they are parsed (MAP_FROM 0: every file
+    mapped), one rejected after its first part, one with NUL padding, text:
+    each source_sha256 is hashlib's of the whole file, and the fingerprint
+    taken at ingest is the one taken from the files afterwards."""
+    monkeypatch.setattr(contents, "MAP_FROM", 0)
+    monkeypatch.setattr(ditg_log, "CHUNK", 64)
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    damaged = np.frombuffer((FIXTURES / "udp4.recv.bin").read_bytes(), ditg_log.RECORD).copy()
+    damaged["src"][150] = b"\xff\xfe"
+    files = {"plain.recv.bin": (FIXTURES / "multi.recv.bin").read_bytes(),
+             "padded.recv.bin": (FIXTURES / "udp6.recv.bin").read_bytes() + bytes(1000),
+             "damaged.recv.bin": damaged.tobytes(),
+             "packets.txt": (FIXTURES / "shared_recv_packets.txt").read_bytes()}
+    for name, data in files.items():
+        (raw / name).write_bytes(data)
+    (raw / "manifest.yaml").write_text(yaml.safe_dump({
+        "campaign": {"title": "digests", "synthetic": False}, "factors": {"log": {"type": "str"}},
+        "files": {"table": [{"path": name, "levels": {"log": name}} for name in files]}}))
+    result = ingest_campaign(raw, progress=False, packets_to=tmp_path / "out")
+    assert {f.path: f.outcome for f in result.files}["damaged.recv.bin"] == "rejected"
+    for row in result.runs.drop_duplicates("source_path").itertuples():
+        assert row.source_sha256 == hashlib.sha256(files[row.source_path]).hexdigest(), row.source_path
+    assert set(result.runs["source_path"]) == set(files) - {"damaged.recv.bin"}
+    assert result.fingerprint == fingerprint(raw)

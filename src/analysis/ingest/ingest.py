@@ -29,7 +29,7 @@ from analysis.ingest.packets import PacketWriter, RunPackets, fresh_packets_fold
 from analysis.parsers.ditg_log import Packets
 from analysis.ingest.manifest import MANIFEST_NAME, Assignment, FileMapper, Manifest, Unassigned, load_manifest
 from analysis.parsers import parse_bytes, read_contents
-from analysis.parsers.contents import sha256_of
+from analysis.parsers.contents import ContentDigest, sha256_of
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
 
 if TYPE_CHECKING:
@@ -186,18 +186,17 @@ class _FileIngest:
             return FileIngested(FileOutcome(rel, "rejected", reason="symbolic link: campaign files must be regular files inside the folder"),
                                 "symlink")
         data = read_contents(path)
-        digest = sha256_of(data)
         rule = self.mapper.is_ignored(rel)
         if rule is not None:
-            return FileIngested(FileOutcome(rel, "ignored", reason=f"ignore rule {rule!r}"), digest)
+            return FileIngested(FileOutcome(rel, "ignored", reason=f"ignore rule {rule!r}"), sha256_of(data))
         try:
             assignment = self.mapper.assign(rel)
         except Unassigned as exc:
-            return FileIngested(FileOutcome(rel, "rejected", reason=str(exc)), digest)
+            return FileIngested(FileOutcome(rel, "rejected", reason=str(exc)), sha256_of(data))
         sink = self.open_packets(rel, assignment.levels) if self.open_packets is not None else None
         kept = False
         try:
-            done = self._parsed(rel, data, digest, assignment, sink)
+            done = self._parsed(rel, data, ContentDigest(data), assignment, sink)
             kept = done.outcome.outcome != "rejected"
         finally:
             if sink is not None and kept:
@@ -206,14 +205,18 @@ class _FileIngest:
                 sink.discard()  # a rejected log, or an error: no packets of it survive
         return done
 
-    def _parsed(self, rel: str, data: bytes | mmap.mmap, digest: str, assignment: Assignment,
+    def _parsed(self, rel: str, data: bytes | mmap.mmap, content: ContentDigest, assignment: Assignment,
                 sink: RunPackets | None) -> FileIngested:
         """The file's rows once it is known to be no ignored or unassigned
-        file; a packet log's packets go to ``sink`` while it is read."""
+        file; a packet log's packets go to ``sink``, and its bytes to the
+        digest, while it is read."""
         try:
-            result = parse_bytes(data, rel, assignment.parser_hints, on_packets=sink.add if sink is not None else None)
+            result = parse_bytes(data, rel, assignment.parser_hints, on_packets=sink.add if sink is not None else None,
+                                 on_read=content.read_to)
         except ParseError as exc:
-            return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None), digest)
+            return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None),
+                                content.hexdigest())
+        digest = content.hexdigest()
         if not result.records:
             return FileIngested(FileOutcome(rel, "rejected", reason="the parser found no run record", tool=result.tool,
                                             variant=result.variant), digest)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import mmap
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -68,18 +68,20 @@ _BLANK = re.compile(rb"[ \t\r\n\x00]*")
 
 
 def parse_bytes(data: bytes | mmap.mmap, source: str = "<bytes>", hints: Hints | None = None,
-                packets: bool = False, on_packets: ditg.PacketSink | None = None) -> ParseResult:
+                packets: bool = False, on_packets: ditg.PacketSink | None = None,
+                on_read: Callable[[int], object] | None = None) -> ParseResult:
     """Parse one output given as bytes or a mapped file (a D-ITG binary log,
     or text in any encoding :func:`.text.decode` reads). ``packets=True`` asks for the
     per-packet table of a D-ITG binary log too (a text packet log always
     has it, unless ``on_packets`` takes them); ``on_packets`` is instead handed a
-    packet log's packets part by part as they are read (see :func:`.ditg.parse_binary`)."""
+    packet log's packets part by part as they are read (see :func:`.ditg.parse_binary`);
+    ``on_read`` is told how far a binary log has been read (:func:`.ditg_log.read_log`)."""
     if _BLANK.fullmatch(data):  # (strip() would copy a large log to find out)
         raise ParseError(source, 1, "empty output: nothing to parse")
     extent = log_extent(data)
     if extent is not None:
         options = _hints_for(ditg.TOOL, hints, source)
-        result = ditg.parse_binary(data, source, options.get("meter"), packets, on_packets, end=extent)
+        result = ditg.parse_binary(data, source, options.get("meter"), packets, on_packets, end=extent, on_read=on_read)
         return _warn_padding(result, len(data) - extent)
     if ditg.is_packet_log(data):  # read from the bytes a piece at a time, never decoded whole
         options = _hints_for(ditg.TOOL, hints, source)

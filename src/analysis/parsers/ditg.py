@@ -468,7 +468,8 @@ PacketSink = Callable[[Packets], object]
 
 
 def parse_binary(data: bytes | mmap.mmap, source: str = "<bytes>", meter: str | None = None,
-                 packets: bool = False, on_packets: PacketSink | None = None, end: int | None = None) -> ParseResult:
+                 packets: bool = False, on_packets: PacketSink | None = None, end: int | None = None,
+                 on_read: Callable[[int], object] | None = None) -> ParseResult:
     """A binary D-ITG log -> one record per flow and the TOTAL, as ITGDec
     would summarise it. ``meter="rttm"`` says the log is ITGSend's in
     round-trip mode (the content cannot tell): delays go to ``rtt_*``.
@@ -478,10 +479,11 @@ def parse_binary(data: bytes | mmap.mmap, source: str = "<bytes>", meter: str | 
     as it is read (ingest writes them to Parquet). ``packets=True`` also
     keeps every packet (``ParseResult.packets``), for a log that fits in
     memory; it is off by default because a long log holds many million.
-    ``end``: where the records end (NUL padding after them is not read)."""
+    ``end``: where the records end (NUL padding after them is not read);
+    ``on_read``: see :func:`.ditg_log.read_log`."""
     check_meter(meter, source)
     summarizer, kept = Summarizer(), []
-    for part in read_log(data, source, end):
+    for part in read_log(data, source, end, on_read):
         summarizer.add(part)
         if on_packets is not None and len(part.seq):
             on_packets(part)

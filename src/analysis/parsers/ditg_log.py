@@ -11,7 +11,7 @@ ITGDec's arithmetic on them is :mod:`.ditg_stats`.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,12 +115,15 @@ def detect_binary(data: bytes | mmap.mmap) -> bool:
     return log_extent(data) == len(data)
 
 
-def read_log(data: bytes | mmap.mmap, source: str = "<bytes>", end: int | None = None) -> Iterator[Packets]:
+def read_log(data: bytes | mmap.mmap, source: str = "<bytes>", end: int | None = None,
+             on_read: Callable[[int], object] | None = None) -> Iterator[Packets]:
     """The valid packets of ``data[:end]``, part by part in file order
     (:data:`CHUNK` records at a time, no copy of the log; a mapped part's
     pages are let go once it is read), flows numbered across parts.
     Raises ParseError for a log that is not whole records, or for the first
-    record whose addresses are not NUL-terminated printable text."""
+    record whose addresses are not NUL-terminated printable text.
+    ``on_read(stop)`` is told where each part ends before it is read (ingest
+    hashes the bytes then: :class:`.contents.ContentDigest`)."""
     size = len(data) if end is None else end
     if not size:
         raise ParseError(source, None, "empty D-ITG binary log")
@@ -131,6 +134,8 @@ def read_log(data: bytes | mmap.mmap, source: str = "<bytes>", end: int | None =
     total = size // RECORD_SIZE
     for first in range(0, total, CHUNK):
         arr = np.frombuffer(data, RECORD, count=min(CHUNK, total - first), offset=first * RECORD_SIZE)
+        if on_read is not None:
+            on_read(first * RECORD_SIZE + arr.nbytes)
         starts = _checked_run_starts(arr)
         if starts is None:
             bad = first + _first_bad_address(arr)

@@ -105,9 +105,8 @@ def read_pieces(data: bytes | mmap.mmap) -> Iterator[Piece]:
             nonlocal released
             start, end, future = ahead.popleft()
             packets = future.result()
-            keep_from = end // mmap.PAGESIZE * mmap.PAGESIZE
-            release(data, released, keep_from - released)
-            released = max(released, keep_from)
+            release(data, released, end - released)
+            released = max(released, end)
             return start, view[start:end], packets
 
         for start, end in _piece_bounds(data):
