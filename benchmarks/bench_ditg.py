@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from analysis.parsers import ditg, ditg_format, ditg_log, ditg_stats, parse_file
+from analysis.parsers.contents import read_contents
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "benchmarks/work/ditg"
@@ -73,11 +74,9 @@ def itgdec_summary() -> str:
     return out.stdout.split("\n", 2)[2]
 
 
-def mapped_log() -> mmap.mmap:
-    """The log mapped read-only: numpy reads it in place (ITGDec fread()s it)."""
-    flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # fault the pages in at once (Linux)
-    with LOG.open("rb") as f:
-        return mmap.mmap(f.fileno(), 0, flags=flags, prot=mmap.PROT_READ)
+def mapped_log() -> bytes | mmap.mmap:
+    """The log as ingest reads it (mapped, numpy reads it in place; ITGDec fread()s it)."""
+    return read_contents(LOG)
 
 
 def our_summary() -> str:

@@ -49,11 +49,16 @@ def _quoted(names: Sequence[str]) -> list[str]:
     return ['"' + n.replace('"', '""') + '"' for n in names]
 
 
-def _source(packets: str) -> str:
+def _checked(packets: str) -> str:
+    """``packets``, refused with a sentence when it is no path or glob."""
     if not isinstance(packets, str):
         raise ValueError(f"packets: expected the Parquet path or glob of a campaign's packets, got {packets!r} "
                          "(Campaign.packets is None when the campaign kept no D-ITG packet logs)")
-    return "read_parquet(" + "'" + packets.replace("'", "''") + "', union_by_name = true)"
+    return packets
+
+
+def _source(packets: str) -> str:
+    return "read_parquet(" + "'" + _checked(packets).replace("'", "''") + "', union_by_name = true)"
 
 
 def delay_percentiles(packets: str, by: Sequence[str] = (), quantiles: Sequence[float] = QUANTILES,
@@ -95,8 +100,7 @@ def _counts_on_cluster(packets: str, by: Sequence[str], client: Client) -> pd.Da
     filesystem) and counts it; only the counts travel."""
     import dask.dataframe as dd
 
-    _source(packets)  # the same refusal of a campaign without packets
-    frame = dd.read_parquet(packets, columns=[*by, "delay_ns"])
+    frame = dd.read_parquet(_checked(packets), columns=[*by, "delay_ns"])
     counts = frame.groupby([*by, "delay_ns"], observed=True, dropna=False).size()
     table = client.compute(counts).result().rename("n").reset_index()
     for column in by:  # plain values, as DuckDB gives them (dictionary columns arrive as categories)
@@ -141,18 +145,17 @@ def jitter(packets: str, by: Sequence[str] = ("source_path",)) -> pd.DataFrame:
     (:mod:`.arrival_order`), so memory does not grow with the campaign. The
     RFC 3550 recursion has the closed form J_n = sum_k |D_k| (15/16)^(n-k) / 16,
     a weighted sum per row group with the J before it carried in."""
-    _source(packets)
     keys = list(dict.fromkeys(["source_path", *by]))
     groups: dict[tuple[Any, ...], list[Flow]] = {}
-    for flow in run_flows(packets, keys, delays=True):
+    for flow in run_flows(_checked(packets), keys, delays=True):
         groups.setdefault(tuple(flow.keys[k] for k in keys), []).append(flow)
     rows = []
-    for key, flows in sorted(groups.items(), key=lambda item: _sortable(item[0])):
+    for key, flows in groups.items():
         steps = sum(f.log_step_count for f in flows)
         rows.append({**dict(zip(keys, key)),
                      "itgdec_jitter_ms": sum(f.log_steps_ns for f in flows) / steps / 1e6 if steps else 0.0,
                      "rfc3550_jitter_ms": float(np.mean([f.rfc3550_ns for f in flows])) / 1e6, "flows": len(flows)})
-    return pd.DataFrame(rows, columns=[*keys, "itgdec_jitter_ms", "rfc3550_jitter_ms", "flows"])
+    return _sorted(pd.DataFrame(rows, columns=[*keys, "itgdec_jitter_ms", "rfc3550_jitter_ms", "flows"]), keys)
 
 
 def loss(packets: str, by: Sequence[str] = ("source_path",)) -> pd.DataFrame:
@@ -161,21 +164,16 @@ def loss(packets: str, by: Sequence[str] = ("source_path",)) -> pd.DataFrame:
     them), loss bursts (count, longest, mean length), reordered packets (a
     number below one already received) and duplicates. Read run by run in
     arrival order (:mod:`.arrival_order`)."""
-    _source(packets)
     keys = list(dict.fromkeys(["source_path", *by]))
     rows = [{**{k: f.keys[k] for k in keys}, "flow": f.keys["flow"], **f.loss()}
-            for f in run_flows(packets, keys, seqs=True)]
-    columns = [*keys, *(["flow"] if "flow" not in keys else []), "received", "distinct_seq", "first_seq", "last_seq",
+            for f in run_flows(_checked(packets), keys, seqs=True)]
+    order = list(dict.fromkeys([*keys, "flow"]))
+    columns = [*order, "received", "distinct_seq", "first_seq", "last_seq",
                "reordered", "lost", "duplicates", "loss_bursts", "longest_burst", "mean_burst"]
-    table = pd.DataFrame(rows, columns=columns)
-    return table.sort_values([*keys, *(["flow"] if "flow" not in keys else [])], key=_sort_key,
-                                      kind="stable", ignore_index=True)
+    return _sorted(pd.DataFrame(rows, columns=columns), order)
 
 
-def _sortable(key: tuple[Any, ...]) -> tuple[tuple[bool, str, Any], ...]:
-    """A group key made sortable whatever its values' types (None last)."""
-    return tuple((v is None, type(v).__name__, v if v is not None else 0) for v in key)
-
-
-def _sort_key(column: pd.Series) -> pd.Series:
-    return column.astype(str) if column.dtype == object else column
+def _sorted(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Rows in the order of their group keys (text compared as text), as DuckDB's ORDER BY gave them."""
+    return table.sort_values(list(keys), key=lambda c: c.astype(str) if c.dtype == object else c,
+                             kind="stable", ignore_index=True)
