@@ -3,7 +3,9 @@
 import numpy as np
 import pandas as pd
 
-from analysis.artefacts import read_table, save_table, steady_digits
+import pytest
+
+from analysis.artefacts import earlier_table, read_table, save_table, steady_digits
 
 # A mean square of the demo campaign's jitter data, exactly on a rounding tie
 # of pandas' 4-decimal scientific display, as two machines computed it: one bit
@@ -50,3 +52,33 @@ def test_saved_table_reads_back(tmp_path):
     assert path == tmp_path / "tables" / "summaries.csv"
     pd.testing.assert_frame_equal(read_table(tmp_path, "summaries"), table)
     assert read_table(tmp_path, "absent") is None
+
+
+def test_earlier_table_is_the_same_whether_or_not_the_earlier_notebook_ran(tmp_path):
+    """nbval runs 04_figures alone or after 03_hypotheses: both must see one table."""
+    computed = pd.DataFrame({"id": ["H1"], "estimate_pct": [1 / 3]})
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return computed
+
+    alone = earlier_table(tmp_path / "alone", "verdicts", compute)
+    save_table(computed, tmp_path / "after", "verdicts")  # what the earlier notebook writes
+    after = earlier_table(tmp_path / "after", "verdicts", compute)
+    pd.testing.assert_frame_equal(alone, after)
+    assert calls == [1]  # computed only where no notebook had written it
+    assert (tmp_path / "alone" / "tables" / "verdicts.csv").is_file()
+    assert alone["estimate_pct"].iloc[0] != 1 / 3  # read back from the CSV's 10 digits, as the others read it
+
+
+def test_a_failed_save_leaves_no_partial_file(tmp_path):
+    class Unwritable(pd.DataFrame):
+        def to_csv(self, *args, **kwargs):
+            raise OSError("disk full")
+
+    save_table(pd.DataFrame({"x": [1]}), tmp_path, "kept")
+    with pytest.raises(OSError, match="disk full"):
+        save_table(Unwritable({"x": [2]}), tmp_path, "kept")
+    assert read_table(tmp_path, "kept")["x"].tolist() == [1]
+    assert [p.name for p in (tmp_path / "tables").iterdir()] == ["kept.csv"]

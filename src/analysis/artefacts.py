@@ -5,15 +5,28 @@ same steadiness for the tables the notebooks display."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
 
 def save_table(table: pd.DataFrame, out_dir: str | Path, name: str) -> Path:
+    """Write ``<out_dir>/tables/<name>.csv`` whole or not at all: a notebook
+    reading it at the same moment (nbval runs notebooks side by side) never sees
+    half a file."""
     path = Path(out_dir) / "tables" / f"{name}.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
+    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.", suffix=".partial")
+    try:
+        with os.fdopen(handle, "w", newline="") as stream:
+            table.to_csv(stream, index=False, float_format="%.10g", lineterminator="\n")
+        os.replace(partial, path)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -37,3 +50,20 @@ def read_table(out_dir: str | Path, name: str) -> pd.DataFrame | None:
     """A table an earlier notebook wrote, or None when it did not write one."""
     path = Path(out_dir) / "tables" / f"{name}.csv"
     return pd.read_csv(path) if path.is_file() else None
+
+
+def earlier_table(out_dir: str | Path, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    """The table an earlier notebook writes, computed and written here when that
+    notebook has not run yet.
+
+    The report runs the notebooks in order, but nbval runs each one alone, in
+    any order: a notebook's output must not depend on which others ran before
+    it. Either way the table is read back from its CSV, so its values are the
+    same to the last digit.
+    """
+    table = read_table(out_dir, name)
+    if table is None:
+        save_table(compute(), out_dir, name)
+        table = read_table(out_dir, name)
+        assert table is not None
+    return table
