@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
-import pandas as pd
 import seaborn as sns
 
 from analysis.figures.plots import PALETTE, apply_style, caption, label, save

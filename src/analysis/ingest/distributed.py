@@ -82,14 +82,10 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
 
 @functools.cache
 def loaded_code() -> str:
-    """A hash of the netrepro source as this process first saw it (cached, so
-    a long-lived worker keeps the hash of the code it imported even after the
-    files change)."""
-    digest = hashlib.sha256(analysis.__version__.encode())
-    root = Path(analysis.__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    """:func:`analysis.source_fingerprint` as this process first saw it
+    (cached, so a long-lived worker keeps the hash of the code it imported
+    even after the files change)."""
+    return analysis.source_fingerprint()
 
 
 def _sees(code: str, manifest: str, manifest_sha256: str, probe: str | None) -> str | None:

@@ -26,7 +26,6 @@ import pandas as pd
 from analysis import __version__
 from analysis.errors import ManifestError, ParseError
 from analysis.ingest.packets import PacketWriter, RunPackets, fresh_packets_folder, open_run_packets
-from analysis.parsers.ditg_log import Packets
 from analysis.ingest.manifest import MANIFEST_NAME, Assignment, FileMapper, Manifest, Unassigned, load_manifest
 from analysis.parsers import parse_bytes, read_contents
 from analysis.parsers.contents import ContentDigest, sha256_of

@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-
 from analysis.errors import ParseError
 from analysis.parsers.records import ParseResult
 from analysis.parsers import ditg, iperf2, iperf3, netperf

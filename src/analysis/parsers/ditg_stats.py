@@ -186,17 +186,16 @@ class Summarizer:
             low, high = min(low, self._last_raw_rx), max(high, self._last_raw_rx)
         # a step back of half a day needs times half a day apart: two reductions
         # rule it out without the array of steps
+        days: int | np.ndarray = self._days  # days to add to each receive time
         if high - low > _HALF_DAY_S:
             before = rx[0] if self._last_raw_rx is None else self._last_raw_rx
             steps = np.diff(rx, prepend=before) < -_HALF_DAY_S
             if steps.any():
                 self._crossed = True
-                rx = rx + _DAY_S * (self._days + np.cumsum(steps))
-                self._days += int(steps.sum())
-            elif self._days:
-                rx = rx + _DAY_S * self._days
-        elif self._days:
-            rx = rx + _DAY_S * self._days
+                days = self._days + np.cumsum(steps)
+                self._days = int(days[-1])
+        if np.any(days):
+            rx = rx + _DAY_S * days
         if max(delay.max(), -delay.min()) > _HALF_DAY_S:
             self._crossed = True
             delay = delay + _DAY_S * ((delay < -_HALF_DAY_S).astype(np.float64) - (delay > _HALF_DAY_S))

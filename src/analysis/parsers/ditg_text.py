@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.parsers.contents import release
-from analysis.parsers.ditg_log import Endpoint, FlowNumbers, Packets, first_appearance, seconds_of_day
+from analysis.parsers.ditg_log import Endpoint, Packets, first_appearance, seconds_of_day
 
 PIECE = 1 << 22  # characters read at a time: a piece and its arrays stay in the CPU caches
 PAD = 64  # zero bytes around a piece, so that every 8-byte read near a line stays in the buffer
@@ -142,7 +142,7 @@ def _read_bytes(raw: memoryview) -> Packets | None:
     if len(octets) and octets.max() >= 0x80:  # not ASCII
         return None
     try:
-        return _assemble([_read_piece(raw)])
+        return _assemble(_read_piece(raw))
     except _Unread:
         return None
 
@@ -333,16 +333,13 @@ def _times(buf, word, end, last, count, gt) -> tuple[np.ndarray, np.ndarray]:
     return tx, rx
 
 
-def _assemble(pieces: list[_Piece]) -> Packets:
-    """One Packets from the pieces: flows numbered by first appearance of
-    their key (flow id, ports, addresses), looked for where keys change."""
-    keys = np.concatenate([p.keys for p in pieces])
-    number, first = first_appearance(keys)
-    flow = number[_carried(np.concatenate([p.new_key for p in pieces]))]
-    endpoints = [_endpoint(keys[i]) for i in first]
-    seq, size, tx_s, rx_s = (np.concatenate([getattr(p, name) for p in pieces])
-                             for name in ("seq", "size", "tx_s", "rx_s"))
-    return Packets(flow, endpoints, seq, size, tx_s, rx_s)
+def _assemble(piece: _Piece) -> Packets:
+    """The piece's Packets: flows numbered by first appearance of their key
+    (flow id, ports, addresses), looked for where keys change."""
+    number, first = first_appearance(piece.keys)
+    flow = number[_carried(piece.new_key)]
+    endpoints = [_endpoint(piece.keys[i]) for i in first]
+    return Packets(flow, endpoints, piece.seq, piece.size, piece.tx_s, piece.rx_s)
 
 
 def _endpoint(key: np.ndarray) -> Endpoint:

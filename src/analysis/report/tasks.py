@@ -13,7 +13,6 @@ whatever reports exist, so it always lists every campaign and study.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -27,16 +26,6 @@ from analysis import config
 from analysis.errors import NetreproError, ReportError
 from analysis.ingest.ingest import fingerprint
 from analysis.report import pipeline
-
-
-def code_fingerprint() -> str:
-    """A hash of this package's source: a change to the library re-runs every notebook."""
-    digest = hashlib.sha256(analysis.__version__.encode())
-    root = Path(analysis.__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def _run(build: Callable[[], object], failures: list[str]) -> TaskFailed | None:
@@ -106,7 +95,7 @@ def longest_first(campaigns: list[Path], studies: list[str]) -> tuple[list[Path]
 def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, papers: bool,
                  echo, failures: list[str]) -> Iterator[dict]:
     """Every task of the report, longest first; the index comes last and always runs."""
-    code = code_fingerprint()
+    code = analysis.source_fingerprint()  # a change to the library re-runs every notebook
     names = []
     names_of_studies: list[str] = []
     if papers:
