@@ -37,3 +37,7 @@ class PlanError(NetreproError):
 
 class ReportError(NetreproError):
     """A report notebook failed: names the campaign, the notebook, the cell and the error."""
+
+
+class RegistrationError(NetreproError):
+    """A campaign's registration record (collect/registration.yaml) that cannot be read: names the file, line and key."""
