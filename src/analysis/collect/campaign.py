@@ -29,6 +29,8 @@ from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step
 from analysis.collect.testbed import Testbed, signals_raise, workdir
+from analysis.verdicts.registration import register
+from analysis.verdicts.spec import load_hypotheses
 
 COLLECT_DIR = "collect"  # plan copy, tool side logs, warm-ups: not measurements
 CPU_NOTE = ("meta host_cpu_pct is the whole host's CPU utilisation (all CPUs, /proc/stat) over the run: "
@@ -64,6 +66,7 @@ class Collector:
     plan: Plan
     out: Path
     resume: bool = False
+    hypotheses: Path | None = None  # registered before the first run (docs/statistics.md, "Pre-registration")
     console: Console = field(default_factory=lambda: Console(stderr=True))
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     testbeds: dict[str, Testbed | HostsTestbed] = field(default_factory=dict)
@@ -75,7 +78,9 @@ class Collector:
 
     # --- preparation ------------------------------------------------------
     def prepare(self) -> list[Run]:
-        """Check the folder against the plan; the runs still to do."""
+        """Check the folder against the plan, register the hypothesis file; the runs still to do."""
+        if self.hypotheses is not None:
+            load_hypotheses(self.hypotheses)  # a claim the engine refuses fails now, before anything is made
         plan_copy = self.out / COLLECT_DIR / "plan.yaml"
         if self.out.exists() and any(self.out.iterdir()):
             if not self.resume:
@@ -88,6 +93,8 @@ class Collector:
             self._load_previous()
         (self.out / COLLECT_DIR).mkdir(parents=True, exist_ok=True)
         _dump(self.plan.model_dump(mode="json"), plan_copy)
+        if self.hypotheses is not None:  # before any testbed or run: the record must precede the data
+            self.console.log(register(self.out, self.hypotheses), markup=False, highlight=False)
         return [r for r in schedule(self.plan) if r.path not in self.entries]
 
     def _load_previous(self) -> None:

@@ -1,4 +1,4 @@
-"""``netrepro collect PLAN.yaml --out data/raw/<campaign> [--dry-run] [--resume] [--cleanup]``."""
+"""``netrepro collect PLAN.yaml --out data/raw/<campaign> [--hypotheses FILE] [--dry-run] [--resume] [--cleanup]``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from analysis.config import raw_dir
 from analysis.collect.plan import load_plan
 from analysis.collect.ssh import HostError
 from analysis.collect.testbed import TestbedError, cleanup, netns_available
+from analysis.verdicts.registration import file_sha256
+from analysis.verdicts.spec import load_hypotheses
 
 
 def collect_command(
@@ -22,6 +24,9 @@ def collect_command(
     resume: Annotated[bool, typer.Option("--resume", help="continue an interrupted campaign in --out, skipping complete runs")] = False,
     do_cleanup: Annotated[bool, typer.Option("--cleanup", help="remove namespaces and links left by a killed collector, then exit")] = False,
     limit: Annotated[Optional[int], typer.Option("--show", help="with --dry-run: print only the first N runs")] = None,
+    hypotheses: Annotated[Optional[Path], typer.Option("--hypotheses", metavar="FILE", help=(
+        "register this hypothesis file before the first run (its sha256 and the time go into collect/registration.yaml): "
+        "its directional claims are then tested one-sided; see docs/statistics.md, Pre-registration"))] = None,
 ) -> None:
     """Run a campaign of real tool runs on a loopback, p2p or routed testbed, or on lab hosts over SSH."""
     if do_cleanup:
@@ -33,9 +38,13 @@ def collect_command(
     parsed = load_plan(plan)
     from analysis.collect.campaign import Collector, dry_run_lines
 
+    if hypotheses is not None:
+        load_hypotheses(hypotheses)  # a claim the engine refuses fails before any testbed or run
     if dry_run:
         for line in dry_run_lines(parsed, limit):
             print(line)
+        if hypotheses is not None:
+            print(f"{hypotheses}: valid; a collection would register it (sha256 {file_sha256(hypotheses)}) before the first run")
         return
     out = out or raw_dir() / parsed.name
     needs_netns = any(t.kind in ("p2p", "routed") for t in parsed.testbeds.values())
@@ -43,7 +52,7 @@ def collect_command(
     if why:
         raise TestbedError(f"this plan needs network namespaces: {why}")
     try:
-        progress = Collector(parsed, out, resume=resume).run()
+        progress = Collector(parsed, out, resume=resume, hypotheses=hypotheses).run()
     except KeyboardInterrupt as exc:
         print(f"interrupted ({exc or 'Ctrl-C'}); testbeds torn down; continue with --resume", file=sys.stderr)
         raise typer.Exit(130)
