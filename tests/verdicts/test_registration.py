@@ -95,6 +95,17 @@ def test_no_record_is_post_hoc_not_an_error(campaign, hyp):
     assert POST_HOC == Registration(False, "post hoc: not registered") and POST_HOC.label == "post hoc"
 
 
+def test_a_run_matched_only_by_a_template_has_no_start_so_is_post_hoc(campaign, hyp):
+    register(campaign, hyp, now=BEFORE)
+    manifest = yaml.safe_load((campaign / "manifest.yaml").read_text())
+    manifest["files"]["templates"] = ["ipv{ip_version}.txt"]
+    (campaign / "manifest.yaml").write_text(yaml.safe_dump(manifest))
+    (campaign / "ipv4.txt").write_text("a run the manifest gives no start\n")
+    assert not registration_of(campaign, hyp).registered
+    (campaign / "ipv4.txt").unlink()  # the collector's own files under collect/ are not runs
+    assert registration_of(campaign, hyp).registered
+
+
 def test_runs_without_start_times_cannot_be_shown_later(campaign, hyp):
     register(campaign, hyp, now=BEFORE)
     manifest = yaml.safe_load((campaign / "manifest.yaml").read_text())

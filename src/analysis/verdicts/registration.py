@@ -28,11 +28,13 @@ import yaml
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from analysis.errors import HypothesisError, ManifestError, RegistrationError
-from analysis.ingest.manifest import load_manifest
+from analysis.ingest.ingest import discover
+from analysis.ingest.manifest import MANIFEST_NAME, FileMapper, load_manifest
 from analysis.verdicts.spec import load_hypotheses
 from analysis.yamlfiles import load_model
 
 RECORD = Path("collect") / "registration.yaml"  # relative to the campaign folder
+_COLLECTOR_FILES = "collect/"  # the collector's own files (plan copy, logs, this record): never runs
 _HEADER = ("# The hypothesis file registered for this campaign, written by `netrepro collect --hypotheses`\n"
            "# before the first run and never rewritten (docs/statistics.md, \"Pre-registration\").\n")
 
@@ -158,16 +160,21 @@ def registration_of(campaign_dir: Path, hypotheses: Path) -> Registration:
 def run_starts(campaign_dir: Path) -> list[datetime] | None:
     """When each run of the campaign started (``meta.started`` of every
     ``files.table`` entry; [] when the collector has recorded none yet), or
-    None when the manifest cannot say (runs matched by templates, or an entry
-    without a start). The collector stamps runs and the registration with the
-    same clock, so the two compare."""
+    None when the manifest cannot say: an entry without a start, or a file
+    outside ``collect/`` that has no entry (matched by a template only). The
+    collector stamps runs and the registration with the same clock, so the
+    two compare."""
     campaign_dir = Path(campaign_dir)
-    if not (campaign_dir / "manifest.yaml").is_file():
+    if not (campaign_dir / MANIFEST_NAME).is_file():
         return []  # a collector stopped before its first run has written none
     manifest = load_manifest(campaign_dir)
-    if manifest.files.templates or any(e.meta.get("started") is None for e in manifest.files.table):
+    listed = {e.path for e in manifest.files.table}
+    ignored = FileMapper(manifest).is_ignored
+    if any(e.meta.get("started") is None for e in manifest.files.table) or \
+            any(rel not in listed and not ignored(rel) and not rel.startswith(_COLLECTOR_FILES)
+                for rel in discover(campaign_dir)):
         return None
-    return [_time(e.meta["started"], campaign_dir / "manifest.yaml", e.path) for e in manifest.files.table]
+    return [_time(e.meta["started"], campaign_dir / MANIFEST_NAME, e.path) for e in manifest.files.table]
 
 
 def _time(value: object, manifest: Path, run: str) -> datetime:
