@@ -209,3 +209,19 @@ def test_collect_registers_before_the_first_run_and_resume_keeps_it(tmp_path, hy
     assert (out / RECORD).read_bytes() == stored  # never re-registered on resume
     assert registration_of(out, hyp) == Registration(
         False, f"post hoc: the file changed since it was registered (sha256 {record.sha256[:8]}… then, {sha(hyp)[:8]}… now)")
+
+
+def test_the_quick_starts_registered_claims_fit_the_plan_they_are_registered_with():
+    """README: `netrepro collect plans/first.yaml --hypotheses data/hypotheses/first.yaml`.
+    Checked on real runs once (verdicts F1-F4 testable); here, that every
+    factor and level the claims name is one the plan varies."""
+    from analysis.collect.plan import factor_table, load_plan
+    from analysis.verdicts.spec import canon, load_hypotheses
+
+    root = Path(__file__).resolve().parents[2]
+    design = {name: {canon(v) for v in f["levels"] or []} for name, f in factor_table(load_plan(root / "plans/first.yaml")).items()}
+    for claim in load_hypotheses(root / "data/hypotheses/first.yaml"):
+        named = dict(claim.scope) | {claim.compare.factor: claim.compare.levels} | ({claim.per: []} if claim.per else {})
+        for factor, levels in named.items():
+            levels = levels if isinstance(levels, list) else [levels]
+            assert factor in design and {canon(v) for v in levels} <= design[factor], (claim.id, factor, levels)
