@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.naming import UNIT_SUFFIXES
+
 LABELS = {
     "throughput_mbps": "Throughput (Mbit/s)",
     "rtt_ms": "Round-trip time (ms)",
@@ -27,7 +29,7 @@ def label(column: str) -> str:
     """Axis label with its unit, derived from the column name when not listed."""
     if column in LABELS:
         return LABELS[column]
-    for suffix, unit in (("_mbps", "Mbit/s"), ("_ms", "ms"), ("_pct", "%"), ("_bytes", "bytes"), ("_s", "s")):
+    for suffix, unit in UNIT_SUFFIXES:
         if column.endswith(suffix):
             return f"{column[: -len(suffix)].replace('_', ' ').capitalize()} ({unit})"
     return column.replace("_", " ").capitalize()
@@ -36,14 +38,6 @@ def label(column: str) -> str:
 def name(column: str) -> str:
     """The factor or metric in words, without its unit: "Packet size", "IP version"."""
     return label(column).split(" (")[0]
-
-
-def level_label(factor: str, value) -> str:
-    """How a level is written in legends and on axes: ``IPv4`` for ip_version 4
-    (whether the column holds 4, 4.0 or "4"), whole numbers without ".0"."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return f"IPv{value}" if factor == "ip_version" else str(value)
 
 
 def level_order(values) -> list:

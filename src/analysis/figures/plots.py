@@ -29,7 +29,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from analysis.figures.labels import (LABELS, QUANTITY_SUFFIXES, is_quantity, label,  # noqa: E402,F401
-                                     level_label, level_order, name)
+                                     level_order, name)
+from analysis.naming import level_label  # noqa: E402
 from analysis.stats import cell_summaries, t_test  # noqa: E402
 
 PALETTE = "colorblind"
@@ -202,7 +203,8 @@ def distributions(runs: pd.DataFrame, metric: str, x: str, hue: str | None = Non
 
 
 def qq_plot(qq: pd.DataFrame, *, campaign: str, synthetic: bool, title: str = "") -> plt.Figure:
-    """Residual QQ plot from :func:`analysis.stats.qq_data` (columns theoretical, sample)."""
+    """QQ plot of standardised residuals (:func:`analysis.stats.standardised_residuals`
+    through :func:`analysis.stats.qq_data`), so y = x is the right reference."""
     fig, ax = _axes(None)
     ax.scatter(qq["theoretical"], qq["sample"], s=10)
     lims = [min(qq["theoretical"].min(), qq["sample"].min()), max(qq["theoretical"].max(), qq["sample"].max())]
@@ -211,7 +213,8 @@ def qq_plot(qq: pd.DataFrame, *, campaign: str, synthetic: bool, title: str = ""
     ax.set_ylabel("Standardised residuals")
     if title:
         ax.set_title(title)
-    caption(fig, campaign, synthetic, "A straight line means normal residuals")
+    caption(fig, campaign, synthetic, "Residuals over their cell's SD (cells without variance left out); "
+                                      "points on the line y = x mean normal residuals")
     return fig
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.figures.labels import QUANTITY_SUFFIXES, is_quantity, label, level_label, level_order, name
+from analysis.figures.labels import QUANTITY_SUFFIXES, is_quantity, label, level_order, name
+from analysis.naming import level_label
 from analysis.ingest.campaign import Campaign
 
 NON_DESIGN = {"run", "index", "shard"}
