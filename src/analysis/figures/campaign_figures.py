@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis.figures import plots as F
 from analysis.figures.exploration import anova_design, blocks, metrics_of, ok_runs, size_factor
-from analysis.stats import factorial_anova, group_residuals, qq_data
+from analysis.stats import factorial_anova, qq_data, standardised_residuals
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,7 @@ def _anova_figures(data: pd.DataFrame, metric: str, factors: list[str], out: Pat
     title = f"{tool}: {F.label(metric)} ~ {(' × ' if order > 1 else ' + ').join(design)}"
     drawn = [_save(F.allocation_of_variation(table, title=title, **prov), out, tool, metric, f"variation_{suffix}")]
     cells = data.groupby(design, dropna=False).ngroup()
-    qq = qq_data(group_residuals(data[metric].to_numpy(), cells.to_numpy()))
-    drawn.append(_save(F.qq_plot(qq, title=title, **prov), out, tool, metric, f"qq_{suffix}"))
+    residuals = standardised_residuals(data[metric].to_numpy(), cells.to_numpy())
+    if residuals.size >= 3:  # every cell constant: nothing to compare with a normal
+        drawn.append(_save(F.qq_plot(qq_data(residuals), title=title, **prov), out, tool, metric, f"qq_{suffix}"))
     return drawn

@@ -4,7 +4,7 @@ See docs/statistics.md for which test is chosen when, and the columns of
 every result table.
 """
 
-from analysis.stats.assumptions import group_residuals, levene, qq_data, shapiro
+from analysis.stats.assumptions import group_residuals, levene, qq_data, shapiro, standardised_residuals
 from analysis.stats.corrections import adjust
 from analysis.stats.factorial import factorial_anova, is_balanced, two_level_effects
 from analysis.stats.formatting import (change_from_ratio, format_change, format_difference, format_f,
@@ -12,23 +12,24 @@ from analysis.stats.formatting import (change_from_ratio, format_change, format_
 from analysis.stats.from_summaries import (anova_from_stats, directional_p, hedges_g_from_stats,
                                           tost_from_stats, welch_from_stats)
 from analysis.stats.many_groups import dunn, games_howell, kruskal_wallis, one_way, tukey_hsd
-from analysis.stats.models import blocked_difference, interaction_test
+from analysis.stats.models import blocked_difference, blocked_groups, interaction_test
 from analysis.stats.power import (minimum_detectable_difference, n_per_group, power_for_change, power_t,
                                   runs_needed)
 from analysis.stats.results import (AssumptionCheck, EquivalenceTest, Interval, OmnibusTest,
                       RankTest, TwoGroupTest)
 from analysis.stats.summaries import (cell_summaries, clip_interval, harmonic_mean, mean_ci, median_ci, metric_range,
                                       summarize)
-from analysis.stats.two_groups import hedges_g, mann_whitney, ratio_of_means, t_test, tost
+from analysis.stats.two_groups import (hedges_g, hodges_lehmann, mann_whitney, probability_of_superiority,
+                                      ratio_of_means, t_test, tost)
 
 __all__ = [
     "AssumptionCheck", "EquivalenceTest", "Interval", "OmnibusTest", "RankTest",
-    "TwoGroupTest", "adjust", "anova_from_stats", "blocked_difference", "cell_summaries",
+    "TwoGroupTest", "adjust", "anova_from_stats", "blocked_difference", "blocked_groups", "cell_summaries",
     "change_from_ratio", "clip_interval", "directional_p", "dunn", "factorial_anova", "format_change", "format_difference", "format_f", "format_p",
     "games_howell", "group_residuals", "harmonic_mean", "hedges_g",
-    "hedges_g_from_stats", "interaction_test", "is_balanced", "kruskal_wallis", "levene",
+    "hedges_g_from_stats", "hodges_lehmann", "interaction_test", "is_balanced", "kruskal_wallis", "levene",
     "mann_whitney", "mean_ci", "metric_range", "minimum_detectable_difference", "median_ci", "n_per_group", "one_way",
-    "power_for_change", "power_t", "qq_data", "ratio_of_means", "runs_needed",
-    "shapiro", "summarize", "t_test", "tost", "tost_from_stats", "tukey_hsd", "two_level_effects",
+    "power_for_change", "probability_of_superiority", "power_t", "qq_data", "ratio_of_means", "runs_needed",
+    "shapiro", "standardised_residuals", "summarize", "t_test", "tost", "tost_from_stats", "tukey_hsd", "two_level_effects",
     "welch_from_stats",
 ]

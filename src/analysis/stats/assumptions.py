@@ -46,6 +46,16 @@ def group_residuals(y, g) -> np.ndarray:
     return np.concatenate([v - v.mean() for v in groups_of(y, g).values()])
 
 
+def standardised_residuals(y, g) -> np.ndarray:
+    """Each value minus its group mean, over its group's SD: on a normal QQ plot
+    these lie on y = x when the groups are normal, whatever their units and
+    spreads. A group with no variance (or one value) has no standardised
+    residual and is left out, never shown as a row of zeros."""
+    parts = [(v - v.mean()) / v.std(ddof=1) for v in groups_of(y, g).values()
+             if v.size >= 2 and v.std(ddof=1) > 0]
+    return np.concatenate(parts) if parts else np.array([])
+
+
 def qq_data(residuals) -> pd.DataFrame:
     """Theoretical normal quantiles vs ordered residuals, for a QQ plot."""
     (theoretical, ordered), _ = stats.probplot(clean(residuals), dist="norm")
