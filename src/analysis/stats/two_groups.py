@@ -69,6 +69,62 @@ def mann_whitney(a, b, alternative: str = "two-sided") -> RankTest:
                     p=float(res.pvalue), n_a=int(a.size), n_b=int(b.size))
 
 
+def hodges_lehmann(a, b, conf: float = 0.95) -> Interval:
+    """Hodges–Lehmann shift of a over b (median of all differences a_i − b_j)
+    with the CI that inverts :func:`mann_whitney` (R's wilcox.test conf.int):
+    the shifts d for which a − d against b is not rejected, so the interval
+    excludes 0 exactly when the rank test is significant at 1 − conf."""
+    a, b = _pair(a, b)
+    diffs = np.unique(np.subtract.outer(a, b).ravel())
+    estimate = float(np.median(np.subtract.outer(a, b)))
+    if diffs.size == 1:  # every a − b equal: the shift is known exactly
+        return Interval(estimate, float(diffs[0]), float(diffs[0]), conf)
+    # between two neighbouring differences the rank statistic is constant: test at the midpoints
+    points = np.concatenate([[diffs[0] - 1], (diffs[:-1] + diffs[1:]) / 2, [diffs[-1] + 1]])
+
+    def kept(i: int) -> bool:
+        return mann_whitney(a - points[i], b).p >= 1 - conf
+
+    inside = [i for i in (int(np.searchsorted(points, estimate)) - 1, int(np.searchsorted(points, estimate)))
+              if 0 <= i < points.size and kept(i)]
+    if not inside:  # too few runs for any shift to be rejected... or none kept: no finite interval
+        return Interval(estimate, float("-inf"), float("inf"), conf)
+    low = _first_kept(kept, 0, inside[0])
+    high = _last_kept(kept, inside[-1], points.size - 1)
+    low_value = float("-inf") if low == 0 else float(diffs[low - 1])
+    high_value = float("inf") if high == points.size - 1 else float(diffs[high])
+    return Interval(estimate, low_value, high_value, conf)
+
+
+def _first_kept(kept, lo: int, hi: int) -> int:
+    """Smallest i in [lo, hi] with kept(i), given kept(hi) and kept monotone on the way."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if kept(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _last_kept(kept, lo: int, hi: int) -> int:
+    """Largest i in [lo, hi] with kept(i), given kept(lo)."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if kept(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def probability_of_superiority(a, b) -> float:
+    """P(A > B) + P(A = B)/2 over all pairs: the effect a rank test is about (U / mn)."""
+    a, b = _pair(a, b)
+    diff = np.subtract.outer(a, b)
+    return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size)
+
+
 def tost(a, b, margin: float | tuple[float, float],
          equal_var: bool = False) -> EquivalenceTest:
     """Two one-sided tests: is mean(a) - mean(b) inside (low, high)?
