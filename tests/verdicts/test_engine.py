@@ -113,7 +113,8 @@ def test_all_sizes_evidence(verdicts):
     assert row["n"] == "6+6"
     # IPv4 is 1/0.9 - 1 = 11.1% above IPv6 by construction
     assert row["estimate_ci_low"] < 100 / 9 < row["estimate_ci_high"]
-    assert re.fullmatch(r"\+1[01]\.\d% \[1\d\.\d, 1\d\.\d\] \(p=0\.0\d\d, n=6\+6\)", row["summary"])
+    assert re.fullmatch(r"IPv4 vs IPv6: \+1[01]\.\d% \[\+\d+\.\d, \+1\d\.\d\] of IPv6's mean, IPv4 higher "
+                        r"\(p[<=]0\.0\d+, n=6\+6\)", row["summary"])
     assert row["correction"] == "holm" and row["p_adj"] >= row["p"]
 
 

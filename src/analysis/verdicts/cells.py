@@ -1,31 +1,83 @@
 """The test of one cell of a campaign claim, on the runs of that cell.
 
-Each function returns a plain dict of the cell's evidence (test, statistic,
-df, p, difference and its CI, % change, effect size, n, power); the verdict
-is given after the p-values of all cells are adjusted (engine)."""
+Each function returns the cell's evidence as a frozen record: a
+:class:`CellTest` (a test ran: its p in both directions and the estimate
+the test is about, with its CI) or a :class:`NoTest` (no test applies, and
+why; or a verdict that needs none, such as two identical constants inside an
+equivalence margin). Verdicts are given after the p-values of a family are
+adjusted (engine)."""
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from analysis import stats as st
+from analysis.naming import unit_of
+from analysis.verdicts.rules import Verdict
 from analysis.verdicts.spec import Hypothesis, canon
 
+NAN = math.nan
+SMALL_N = 5  # below this many runs in a group, pre-tests say nothing and a planned n is rough
 
-def untestable(reason: str) -> dict:
-    return {"verdict": "untestable", "reason": reason}
+
+@dataclass(frozen=True)
+class CellTest:
+    """A cell that was tested. ``p`` is about the claimed direction and
+    ``p_outside`` about the other (both the same two-sided p for a claim not
+    registered in advance); ``diff`` is the estimate the test is about
+    (``estimate`` names it) and its CI has the test's level."""
+
+    test: str
+    p: float
+    p_outside: float = NAN
+    statistic: float = NAN
+    df_num: float = NAN
+    df: float = NAN
+    estimate: str = ""
+    diff: float = NAN
+    diff_ci_low: float = NAN
+    diff_ci_high: float = NAN
+    conf: float = NAN
+    estimate_pct: float = NAN
+    estimate_ci_low: float = NAN
+    estimate_ci_high: float = NAN
+    effect_name: str = ""
+    effect_size: float = NAN
+    effect_ci_low: float = NAN
+    effect_ci_high: float = NAN
+    n_a: float = NAN
+    n_b: float = NAN
+    power: float = NAN
+    runs_needed: float = NAN
+    rough: bool = False
+    margin: float = NAN
+    note: str = ""
 
 
-def _change_pct(a, b) -> tuple[float, float, float]:
-    """Percent change of a over b from the ratio of geometric means (a
-    t-interval on logs). Not defined when a value is <= 0 (a loss of 0 %, a
-    group of zeros): then NaN, and the summary gives the absolute difference,
-    never a % interval that reaches below -100 %."""
-    ratio = st.ratio_of_means(a, b)
-    if np.isnan(ratio.estimate):
-        return np.nan, np.nan, np.nan
-    return st.change_from_ratio(ratio.estimate, ratio.ci_low, ratio.ci_high)
+@dataclass(frozen=True)
+class NoTest:
+    """A cell no test applies to (verdict untestable), or one decided without a
+    test (two identical constants inside an equivalence margin). ``diff`` is a
+    deterministic difference, when the groups are constants."""
+
+    reason: str
+    verdict: Verdict = Verdict.UNTESTABLE
+    diff: float = NAN
+    n_a: float = NAN
+    n_b: float = NAN
+
+
+Evidence = CellTest | NoTest
+
+
+def _both_sided(p_claimed: float, p_other: float, one_sided: bool, p_two: float) -> tuple[float, float]:
+    """(p, p_outside): the two one-sided p of a registered directional claim,
+    else the two-sided p for both (a significant result's sign then decides)."""
+    return (p_claimed, p_other) if one_sided else (p_two, p_two)
 
 
 def _margin(hyp: Hypothesis, b: np.ndarray) -> float:
@@ -33,110 +85,216 @@ def _margin(hyp: Hypothesis, b: np.ndarray) -> float:
     return hyp.margin if hyp.margin is not None else (hyp.margin_pct or 0) / 100 * abs(b.mean())
 
 
-def two_groups(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, test: str) -> dict:
-    """Test one cell with two groups. greater/less: one-sided in the claimed
-    direction (p) and in the other (p_outside, which contradicts)."""
-    if hyp.direction == "equivalent" and not _margin(hyp, b) > 0:
-        return untestable(f"margin_pct {hyp.margin_pct:g}% of a mean of {b.mean():g} is no margin; "
-                          "give an absolute 'margin' in metric units")
-    welch = st.t_test(a, b)
-    pct, pct_lo, pct_hi = _change_pct(a, b)
+def _as_pct(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, base: float, diff: float, low: float, high: float):
+    """The estimate and its CI as % of the baseline (b's mean or median). Only
+    on a ratio scale: every value > 0 and the interval above −100 %;
+    otherwise NaN and the summary gives the difference in the metric's units."""
+    if not (np.all(a > 0) and np.all(b > 0) and base > 0):
+        return {}
+    pct = {"estimate_pct": 100 * diff / base, "estimate_ci_low": 100 * low / base,
+           "estimate_ci_high": 100 * high / base}
+    return pct if pct["estimate_ci_low"] > -100 else {}
+
+
+def _power(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, sides: int) -> dict:
+    """Power to detect min_effect_pct at the observed spread, and the runs that would reach 80 %."""
+    cv = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) / abs(b.mean()) if b.mean() else NAN
+    if not cv > 0:
+        return {}
+    return {"power": st.power_for_change(hyp.min_effect_pct, cv, a.size, b.size, hyp.alpha, sides=sides),
+            "runs_needed": st.runs_needed(hyp.min_effect_pct, cv, hyp.alpha, sides=sides),
+            "rough": min(a.size, b.size) < SMALL_N}
+
+
+def _no_variance(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, margin: float) -> NoTest:
+    """Both groups constant: a deterministic difference, which no test is about."""
+    unit = unit_of(hyp.metric) if unit_of(hyp.metric) in ("", "%") else f" {unit_of(hyp.metric)}"
+    x_a, x_b = float(a[0]), float(b[0])
+    sizes = {"n_a": float(a.size), "n_b": float(b.size), "diff": x_a - x_b}
+    inside = not math.isnan(margin) and abs(x_a - x_b) < margin
+    within = f", inside the margin ±{margin:g}{unit}" if inside else ""
+    if x_a == x_b and hyp.direction == "equivalent" and within:
+        return NoTest(f"equivalent (no variance, identical values): every run of both groups gave {x_a:g}{unit}"
+                      f"{within}", Verdict.SUPPORTED, **sizes)
+    if x_a == x_b:
+        return NoTest(f"no variance: every run of both groups gave {x_a:g}{unit}; no test applies",
+                      Verdict.UNTESTABLE, **sizes)
+    outside = f", outside the margin ±{margin:g}{unit}" if hyp.direction == "equivalent" and not within else within
+    return NoTest(f"no variance: every run gave {x_a:g}{unit} in one group and {x_b:g}{unit} in the other, "
+                  f"a deterministic difference of {x_a - x_b:+g}{unit}{outside}; no test applies",
+                  Verdict.UNTESTABLE, **sizes)
+
+
+def _welch(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> CellTest:
+    """Welch t on the means; the estimate is the mean difference (and % of b's mean)."""
+    conf = 1 - 2 * hyp.alpha if one_sided else 1 - hyp.alpha
+    welch = st.t_test(a, b, conf=conf)
+    p, outside = (st.directional_p(welch.statistic, welch.df, hyp.direction)
+                  if hyp.direction in ("greater", "less") else (NAN, NAN))
+    p, outside = _both_sided(p, outside, one_sided, welch.p)
     g = st.hedges_g(a, b)
-    row = {"diff": welch.diff, "diff_ci_low": welch.diff_ci_low,
-           "diff_ci_high": welch.diff_ci_high, "estimate_pct": pct,
-           "estimate_ci_low": pct_lo, "estimate_ci_high": pct_hi,
-           "effect_name": "hedges_g", "effect_size": g.estimate,
-           "effect_ci_low": g.ci_low, "effect_ci_high": g.ci_high,
-           "n_a": a.size, "n_b": b.size, "df_num": np.nan}
-    directional = hyp.direction in ("greater", "less")
+    return CellTest(test=welch.test + (", one-sided" if one_sided else ""), p=p, p_outside=outside,
+                    statistic=welch.statistic, df=welch.df, estimate="mean difference", diff=welch.diff,
+                    diff_ci_low=welch.diff_ci_low, diff_ci_high=welch.diff_ci_high, conf=conf,
+                    **_as_pct(hyp, a, b, float(b.mean()), welch.diff, welch.diff_ci_low, welch.diff_ci_high),
+                    effect_name="hedges_g", effect_size=g.estimate, effect_ci_low=g.ci_low, effect_ci_high=g.ci_high,
+                    n_a=a.size, n_b=b.size, **_power(hyp, a, b, 1 if one_sided else 2))
+
+
+def _rank(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> CellTest:
+    """Mann–Whitney; the estimate is the Hodges–Lehmann shift with the CI that
+    inverts the same test, and % of b's median. No t-based power is claimed."""
+    conf = 1 - 2 * hyp.alpha if one_sided else 1 - hyp.alpha
+    two = st.mann_whitney(a, b)
+    p, outside = two.p, two.p
+    if one_sided:
+        other = "less" if hyp.direction == "greater" else "greater"
+        p, outside = st.mann_whitney(a, b, hyp.direction).p, st.mann_whitney(a, b, other).p
+    shift = st.hodges_lehmann(a, b, conf=conf)
+    return CellTest(test=two.test + (", one-sided" if one_sided else ""), p=p, p_outside=outside,
+                    statistic=two.statistic, estimate="Hodges-Lehmann shift", diff=shift.estimate,
+                    diff_ci_low=shift.ci_low, diff_ci_high=shift.ci_high, conf=conf,
+                    **_as_pct(hyp, a, b, float(np.median(b)), shift.estimate, shift.ci_low, shift.ci_high),
+                    effect_name="P(a>b)", effect_size=st.probability_of_superiority(a, b),
+                    n_a=a.size, n_b=b.size)
+
+
+def _tost(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, margin: float) -> CellTest:
+    """TOST on Welch t: equivalence at α is the (1 − 2α) CI inside the margin."""
+    conf = 1 - 2 * hyp.alpha
+    welch = st.t_test(a, b, conf=conf)
+    equivalence = st.tost(a, b, margin)
+    g = st.hedges_g(a, b)
+    return CellTest(test=equivalence.test, p=equivalence.p,
+                    p_outside=min(1 - equivalence.p_low, 1 - equivalence.p_high),
+                    statistic=equivalence.statistic_low, df=equivalence.df, estimate="mean difference",
+                    diff=welch.diff, diff_ci_low=welch.diff_ci_low, diff_ci_high=welch.diff_ci_high, conf=conf,
+                    **_as_pct(hyp, a, b, float(b.mean()), welch.diff, welch.diff_ci_low, welch.diff_ci_high),
+                    effect_name="hedges_g", effect_size=g.estimate, effect_ci_low=g.ci_low,
+                    effect_ci_high=g.ci_high, n_a=a.size, n_b=b.size, margin=margin,
+                    **_power(hyp, a, b, 2))
+
+
+def two_groups(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, test: str, one_sided: bool) -> Evidence:
+    """Test one cell with two groups, or say why no test applies."""
+    margin = _margin(hyp, b) if hyp.direction == "equivalent" else NAN
+    if hyp.direction == "equivalent" and not margin > 0:
+        return NoTest(f"margin_pct {hyp.margin_pct:g}% of a mean of {b.mean():g} is no margin; "
+                      "give an absolute 'margin' in metric units", n_a=a.size, n_b=b.size)
+    if a.std() == 0 and b.std() == 0:
+        return _no_variance(hyp, a, b, margin)
     if hyp.direction == "equivalent":
-        margin = _margin(hyp, b)
-        equivalence = st.tost(a, b, margin)
-        row.update(test=f"{equivalence.test}, margin ±{margin:.4g}", statistic=equivalence.statistic_low,
-                   df=equivalence.df, p=equivalence.p,
-                   p_outside=min(1 - equivalence.p_low, 1 - equivalence.p_high))
-    elif test == "mann-whitney":
-        if directional:
-            other = "less" if hyp.direction == "greater" else "greater"
-            rank = st.mann_whitney(a, b, alternative=hyp.direction)
-            row.update(test=f"{rank.test}, one-sided", statistic=rank.statistic, df=np.nan, p=rank.p,
-                       p_outside=st.mann_whitney(a, b, alternative=other).p)
-        else:
-            rank = st.mann_whitney(a, b)
-            row.update(test=rank.test, statistic=rank.statistic, df=np.nan, p=rank.p)
-    elif directional:
-        p, p_other = st.directional_p(welch.statistic, welch.df, hyp.direction)
-        row.update(test=f"{welch.test}, one-sided", statistic=welch.statistic, df=welch.df, p=p,
-                   p_outside=p_other)
-    else:
-        row.update(test=welch.test, statistic=welch.statistic, df=welch.df, p=welch.p)
-    sides = 1 if directional else 2
-    cv = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) / abs(b.mean()) if b.mean() else np.nan
-    row["power"] = st.power_for_change(hyp.min_effect_pct, cv, a.size, b.size, hyp.alpha, sides=sides)
-    row["runs_needed"] = st.runs_needed(hyp.min_effect_pct, cv, hyp.alpha, sides=sides) if cv > 0 else np.nan
-    return row
+        return _tost(hyp, a, b, margin)
+    return _rank(hyp, a, b, one_sided) if test == "mann-whitney" else _welch(hyp, a, b, one_sided)
 
 
-def many_groups(groups: dict[str, np.ndarray]) -> dict:
-    """More than two groups, direction 'different': Welch's ANOVA."""
+def _contrast_note(table: pd.DataFrame, how: str) -> str:
+    """'pairwise (Games-Howell): B − A +0.03 [−0.6, 0.7] p_adj=0.92; ...'."""
+    parts = [f"{r.group_a} − {r.group_b} {r.diff:+.4g} [{r.ci_low:.4g}, {r.ci_high:.4g}] p_adj={r.p_adj:.3g}"
+             for r in table.itertuples()]
+    return f"pairwise ({how}): " + "; ".join(parts)
+
+
+def many_groups(hyp: Hypothesis, groups: dict[str, np.ndarray]) -> Evidence:
+    """More than two groups, direction 'different': Welch's ANOVA with
+    Games–Howell contrasts; an HC3-robust F when a group has no variance
+    (Welch weighs each group by n/variance); no test when none has any."""
+    constant = [k for k, v in groups.items() if v.std() == 0]
+    n = sum(v.size for v in groups.values())
+    if len(constant) == len(groups):
+        values = ", ".join(f"{k}: {v[0]:g}" for k, v in groups.items())
+        return NoTest(f"no variance: every run of each group gave one value ({values}); no test applies", n_a=n)
     y = np.concatenate(list(groups.values()))
     g = np.concatenate([[k] * v.size for k, v in groups.items()])
+    if constant:
+        fit = st.blocked_groups(y, g)
+        # Wald contrasts are a − b; the note names them that way
+        return CellTest(test="OLS F on group (HC3; Welch's ANOVA needs variance in every group)", p=fit["p"],
+                        statistic=fit["statistic"], df_num=fit["df_num"], df=fit["df"], n_a=n, n_b=0,
+                        note=_contrast_note(fit["contrasts"], "HC3 t, Holm"))
     res = st.one_way(y, g, use_var="unequal")
-    return {"test": res.test, "statistic": res.statistic, "df_num": res.df_num,
-            "df": res.df_denom, "p": res.p, "n_a": y.size, "n_b": 0,
-            "effect_name": "", "power": np.nan}
+    pairs = st.games_howell(y, g).rename(columns={"group_a": "group_b", "group_b": "group_a"})
+    return CellTest(test=res.test, p=res.p, statistic=res.statistic, df_num=res.df_num, df=res.df_denom,
+                    n_a=n, n_b=0, note=_contrast_note(pairs, "Games-Howell"))
 
 
-def per_cell(hyp: Hypothesis, data: pd.DataFrame, test: str = "welch") -> dict:
-    """One cell: check it has data for every group, then test."""
+def per_cell(hyp: Hypothesis, data: pd.DataFrame, test: str, one_sided: bool) -> Evidence:
+    """One cell: check it has usable data for every group, then test."""
     labels = hyp.compare.labels()
     groups = {k: data.loc[data["_group"] == k, hyp.metric].to_numpy(float) for k in labels}
+    infinite = [k for k, v in groups.items() if not np.all(np.isfinite(v))]
+    if infinite:
+        return NoTest(f"non-finite values of {hyp.metric} in {', '.join(infinite)}")
     short = [f"{k} (n={v.size})" for k, v in groups.items() if v.size < 2]
     if short:
-        return untestable(f"fewer than 2 successful runs with {hyp.metric} for {', '.join(short)}")
+        return NoTest(f"fewer than 2 successful runs with {hyp.metric} for {', '.join(short)}")
     if len(labels) > 2:
-        return many_groups(groups)
-    return two_groups(hyp, groups[labels[0]], groups[labels[1]], test)
+        return many_groups(hyp, groups)
+    return two_groups(hyp, groups[labels[0]], groups[labels[1]], test, one_sided)
 
 
-def pooled(hyp: Hypothesis, data: pd.DataFrame) -> dict:
-    """All levels of ``per`` at once: the difference adjusted for ``per`` (OLS, HC3)."""
-    if len(hyp.compare.labels()) > 2:
-        return per_cell(hyp, data)
-    a_label = hyp.compare.labels()[0]
+def pooled(hyp: Hypothesis, data: pd.DataFrame, one_sided: bool) -> Evidence:
+    """All levels of ``per`` at once: the group effect adjusted for ``per``
+    as a block (OLS, HC3): the difference a − b for two groups, the F test
+    on group with its pairwise contrasts for more."""
     counts = data["_group"].value_counts()
-    if len(counts) < 2 or counts.min() < 2:
-        return untestable(f"fewer than 2 successful runs in a compared group ({dict(counts)})")
+    if len(counts) < len(hyp.compare.labels()) or counts.min() < 2:
+        return NoTest(f"fewer than 2 successful runs in a compared group ({dict(counts)})")
+    if data[hyp.metric].std() == 0:
+        return NoTest(f"no variance: every run gave {data[hyp.metric].iloc[0]:g}; no test applies")
+    block = data[hyp.per].map(canon)
     try:
-        fit = st.blocked_difference(data[hyp.metric], data["_group"] == a_label, data[hyp.per].map(canon))
+        if len(hyp.compare.labels()) > 2:
+            fit = st.blocked_groups(data[hyp.metric], data["_group"], block)
+            return _finite(CellTest(test=f"OLS {hyp.metric} ~ group + {hyp.per} (HC3), F on group", p=fit["p"],
+                                    statistic=fit["statistic"], df_num=fit["df_num"], df=fit["df"], n_a=fit["n"],
+                                    n_b=0, note=_contrast_note(fit["contrasts"], "HC3 t, Holm")))
+        return _finite(_pooled_difference(hyp, data, block, one_sided))
     except ValueError as err:
-        return untestable(f"pooled over {hyp.per}: {err}")
-    base = fit.pop("base_mean")
-    test = f"OLS {hyp.metric} ~ group + {hyp.per} (HC3)"
-    if hyp.direction in ("greater", "less"):
-        fit["p"], fit["p_outside"] = st.directional_p(fit["statistic"], fit["df"], hyp.direction)
-        test += ", one-sided"
-    if not base:
-        return {**fit, "test": test, "df_num": np.nan, "estimate_pct": np.nan, "estimate_ci_low": np.nan,
-                "estimate_ci_high": np.nan, "effect_name": "", "power": np.nan}
-    return {**fit, "test": test, "df_num": np.nan,
-            "estimate_pct": 100 * fit["diff"] / base, "estimate_ci_low": 100 * fit["diff_ci_low"] / base,
-            "estimate_ci_high": 100 * fit["diff_ci_high"] / base, "effect_name": "", "power": np.nan}
+        return NoTest(f"pooled over {hyp.per}: {err}")
 
 
-def interaction(hyp: Hypothesis, data: pd.DataFrame) -> dict:
+def _pooled_difference(hyp: Hypothesis, data: pd.DataFrame, block: pd.Series, one_sided: bool) -> CellTest:
+    conf = 1 - 2 * hyp.alpha if one_sided else 1 - hyp.alpha
+    a_label = hyp.compare.labels()[0]
+    fit = st.blocked_difference(data[hyp.metric], data["_group"] == a_label, block, conf=conf)
+    p, outside = (st.directional_p(fit["statistic"], fit["df"], hyp.direction)
+                  if hyp.direction in ("greater", "less") else (NAN, NAN))
+    p, outside = _both_sided(p, outside, one_sided, fit["p"])
+    base = fit["base_mean"]
+    pct = ({"estimate_pct": 100 * fit["diff"] / base, "estimate_ci_low": 100 * fit["diff_ci_low"] / base,
+            "estimate_ci_high": 100 * fit["diff_ci_high"] / base} if base > 0 else {})
+    return CellTest(test=f"OLS {hyp.metric} ~ group + {hyp.per} (HC3)" + (", one-sided" if one_sided else ""),
+                    p=p, p_outside=outside, statistic=fit["statistic"], df=fit["df"],
+                    estimate=f"difference adjusted for {hyp.per}", diff=fit["diff"],
+                    diff_ci_low=fit["diff_ci_low"], diff_ci_high=fit["diff_ci_high"], conf=conf,
+                    n_a=fit["n_a"], n_b=fit["n_b"], **pct)
+
+
+def _finite(cell: CellTest) -> Evidence:
+    """A model that fits the data exactly has no error to test against: say so."""
+    if math.isnan(cell.p):
+        return NoTest("no variance within the model's cells: the fit is exact and no test applies",
+                      n_a=cell.n_a, n_b=cell.n_b)
+    return cell
+
+
+def interaction(hyp: Hypothesis, data: pd.DataFrame) -> Evidence:
     """Two-way ANOVA group × interaction factor; the claim is the interaction term."""
     other = hyp.interaction
     levels = data[other].map(canon).nunique()
     if levels < 2:
-        return untestable(f"{other!r} has a single level in scope; no interaction to test")
+        return NoTest(f"{other!r} has a single level in scope; no interaction to test")
     frame = data.assign(_other=data[other].map(canon))
     counts = frame.groupby(["_group", "_other"]).size()
     if len(counts) < len(hyp.compare.labels()) * levels or counts.min() < 2:
-        return untestable(f"some {hyp.compare.factor} × {other} cells have fewer than 2 runs")
+        return NoTest(f"some {hyp.compare.factor} × {other} cells have fewer than 2 runs")
+    if frame.groupby(["_group", "_other"])[hyp.metric].std().max() == 0:
+        return NoTest(f"no variance within the {hyp.compare.factor} × {other} cells; no test applies",
+                      n_a=len(frame))
     res = st.interaction_test(frame, hyp.metric, "_group", "_other")
-    return {"test": "two-way ANOVA interaction" + (" (HC3)" if res["robust"] else ""),
-            "statistic": res["statistic"], "df_num": res["df_num"], "df": res["df"], "p": res["p"],
-            "effect_name": "partial_eta_sq", "effect_size": res["partial_eta_sq"],
-            "n_a": int(len(frame)), "n_b": 0, "power": np.nan,
-            "assumption": "used: HC3-robust F (unequal cell variances)" if res["robust"] else None}
+    return _finite(CellTest(test="two-way ANOVA interaction" + (" (HC3)" if res["robust"] else ""),
+                            p=res["p"], statistic=res["statistic"], df_num=res["df_num"], df=res["df"],
+                            effect_name="partial_eta_sq", effect_size=res["partial_eta_sq"],
+                            n_a=len(frame), n_b=0,
+                            note="used: HC3-robust F (unequal cell variances)" if res["robust"] else ""))

@@ -1,38 +1,52 @@
 """Claims on a campaign -> a verdict table and its evidence, computed once.
 
-select the runs -> split into cells -> test each cell -> adjust p across
-cells -> each cell's verdict (rules) -> one verdict per claim (rules), with
-the deciding cell's evidence and the wording of ``text``.
+one row per run -> select each claim's runs -> split into cells -> test
+each cell -> adjust p within each family (a claim, or the whole file) ->
+each cell's verdict (rules) -> one verdict per claim (rules), with the
+deciding cell's evidence and the wording of ``text``.
+
+Every claim that validates gets a row with a reason: a cell no test applies
+to is "untestable" and says why; nothing here raises but
+:class:`~analysis.errors.HypothesisError` for a claim the data cannot answer.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from analysis import stats as st
-from analysis.verdicts import cells as C
+from analysis.errors import HypothesisError
+from analysis.ingest.per_run import one_row_per_run
+from analysis.naming import unit_of
+from analysis.verdicts.cells import CellTest, Evidence, NoTest, interaction, per_cell, pooled
 from analysis.verdicts.policy import assumption_checks, pick_test
-from analysis.verdicts.rules import aggregate, tested_verdict
+from analysis.verdicts.registration import POST_HOC, Registration
+from analysis.verdicts.rules import Verdict, aggregate, tested_verdict
 from analysis.verdicts.selection import select, split_cells
 from analysis.verdicts.spec import Hypothesis, as_hypotheses, check_against
 from analysis.verdicts.text import assumptions_text, cell_summary, claim_text, n_text, weak_reason
 
 HYPOTHESIS_COLUMNS = [
-    "id", "statement", "source", "metric", "claim", "test", "verdict", "reason",
-    "cell", "statistic", "df_num", "df", "p", "p_adj", "correction", "alpha",
-    "estimate_pct", "estimate_ci_low", "estimate_ci_high",
-    "diff", "diff_ci_low", "diff_ci_high",
+    "id", "statement", "source", "metric", "claim", "registration", "test", "verdict", "reason",
+    "cell", "statistic", "df_num", "df", "p", "p_adj", "correction", "family", "alpha",
+    "estimate", "estimate_pct", "estimate_ci_low", "estimate_ci_high",
+    "diff", "diff_ci_low", "diff_ci_high", "conf",
     "effect_name", "effect_size", "effect_ci_low", "effect_ci_high",
     "n", "cells_tested", "cells_failed", "summary", "assumptions",
 ]
 CELL_COLUMNS = [
     "id", "cell", "test", "verdict", "reason", "statistic", "df_num", "df", "p",
-    "p_adj", "estimate_pct", "estimate_ci_low", "estimate_ci_high", "diff",
-    "diff_ci_low", "diff_ci_high", "effect_name", "effect_size", "effect_ci_low",
-    "effect_ci_high", "n_a", "n_b", "power", "summary",
+    "p_adj", "estimate", "estimate_pct", "estimate_ci_low", "estimate_ci_high", "diff",
+    "diff_ci_low", "diff_ci_high", "conf", "effect_name", "effect_size", "effect_ci_low",
+    "effect_ci_high", "n_a", "n_b", "power", "summary", "note",
 ]
 
 
@@ -43,146 +57,246 @@ class Verdicts(NamedTuple):
     cells: pd.DataFrame
 
 
-def evaluate(runs: pd.DataFrame, path_or_specs) -> Verdicts:
-    """Every claim of a hypothesis file (or list of specs) on a runs table."""
+@dataclass(frozen=True)
+class Judged:
+    """One cell's evidence with its adjusted p and its verdict."""
+
+    name: str
+    evidence: Evidence
+    verdict: Verdict
+    reason: str
+    p_adj: float = math.nan
+    p_outside_adj: float = math.nan
+    summary: str = ""
+
+    def row(self, hyp_id: str) -> dict:
+        fields = asdict(self.evidence)
+        row = {c: fields.get(c, math.nan) for c in CELL_COLUMNS}
+        return row | {"id": hyp_id, "cell": self.name, "verdict": str(self.verdict), "reason": self.reason,
+                      "p_adj": self.p_adj, "summary": self.summary, "test": fields.get("test", ""),
+                      "note": fields.get("note", ""), "estimate": fields.get("estimate", ""),
+                      "effect_name": fields.get("effect_name", "")}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim on its runs: the tested cells before adjustment, and what the page says of its checks."""
+
+    hyp: Hypothesis
+    cells: list[tuple[str, Evidence]]
+    one_sided: bool
+    assumptions: str
+
+
+def evaluate(runs: pd.DataFrame, path_or_specs, registration: Registration = POST_HOC) -> Verdicts:
+    """Every claim of a hypothesis file (or list of specs) on a runs table.
+
+    ``runs`` may hold several records per run (a sender and a receiver row,
+    as ``load_campaign(...).runs`` does): they are collapsed to one row per
+    run first, as the CLI does. ``registration``: whether the file was
+    registered before the data existed (:func:`~analysis.verdicts.registration.registration_of`);
+    only then is a directional claim tested one-sided."""
+    runs = _one_row_per_run(runs)
+    claims = [_tested(hyp, runs, registration) for hyp in as_hypotheses(path_or_specs)]
+    adjusted = _adjust(claims)
     rows, cells = [], []
-    for hyp in as_hypotheses(path_or_specs):
-        row, table = _evaluate(hyp, runs)
-        rows.append(row)
+    for claim in claims:
+        judged = [_judge(claim, name, ev, *adjusted.get((claim.hyp.id, name), (math.nan, math.nan)))
+                  for name, ev in claim.cells]
+        table = pd.DataFrame([j.row(claim.hyp.id) for j in judged], columns=CELL_COLUMNS)
+        rows.append(_summarize(claim, judged, table, registration))
         cells.append(table)
     cell_table = pd.concat(cells, ignore_index=True) if cells else pd.DataFrame(columns=CELL_COLUMNS)
     return Verdicts(pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS), cell_table)
 
 
-def evaluate_hypotheses(runs: pd.DataFrame, path_or_specs) -> pd.DataFrame:
+def evaluate_hypotheses(runs: pd.DataFrame, path_or_specs, registration: Registration = POST_HOC) -> pd.DataFrame:
     """One verdict row per hypothesis (columns: HYPOTHESIS_COLUMNS)."""
-    return evaluate(runs, path_or_specs).table
+    return evaluate(runs, path_or_specs, registration).table
 
 
-def evaluate_cells(runs: pd.DataFrame, path_or_specs) -> pd.DataFrame:
+def evaluate_cells(runs: pd.DataFrame, path_or_specs, registration: Registration = POST_HOC) -> pd.DataFrame:
     """Every cell test of every hypothesis (the evidence behind the verdicts)."""
-    return evaluate(runs, path_or_specs).cells
+    return evaluate(runs, path_or_specs, registration).cells
 
 
-def _evaluate(hyp: Hypothesis, runs: pd.DataFrame) -> tuple[dict, pd.DataFrame]:
+def _one_row_per_run(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runs as the engine counts them: one row each. Several records of one
+    source file are collapsed (receiver's figures first); several sides
+    without a file to group them by are refused, naming the columns."""
+    if "source_path" in runs.columns:
+        if not runs["source_path"].duplicated().any():
+            return runs
+        missing = [c for c in ("side", "flow") if c not in runs.columns]
+        if missing:
+            raise HypothesisError(f"runs table: several rows per source_path but no {', '.join(missing)} column "
+                                  "to choose each run's record by; pass one row per run")
+        try:
+            return one_row_per_run(runs)
+        except ValueError as err:
+            raise HypothesisError(f"runs table: {err}") from None
+    if "side" in runs.columns and runs["side"].dropna().nunique() > 1:
+        raise HypothesisError("runs table: column 'side' holds several sides "
+                              f"({', '.join(sorted(map(str, runs['side'].dropna().unique())))}) and no "
+                              "'source_path' tells which rows are one run; pass one row per run "
+                              "(analysis.ingest.per_run.one_row_per_run)")
+    return runs
+
+
+def _guarded(compute: Callable[[], Evidence]) -> Evidence:
+    """A numerical failure on odd data is a cell no test applies to, said so;
+    warnings of arithmetic on such data are not the reader's concern here."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            return compute()
+        except (ValueError, ZeroDivisionError, np.linalg.LinAlgError) as err:
+            return NoTest(f"no test could be computed on these runs ({err})")
+
+
+def _tested(hyp: Hypothesis, runs: pd.DataFrame, registration: Registration) -> Claim:
+    """Select the claim's runs and test every cell (p not yet adjusted)."""
     check_against(hyp, runs)
     data = select(hyp, runs)
-    checks = assumption_checks(hyp, data)
-    test = pick_test(hyp, checks)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        checks, skipped = assumption_checks(hyp, data)
+    test = pick_test(hyp)
+    one_sided = registration.registered and hyp.direction in ("greater", "less")
+    cells: list[tuple[str, Evidence]]
     if hyp.interaction:
-        cells = [("all", C.interaction(hyp, data))]
+        cells = [("all", _guarded(lambda: interaction(hyp, data)))]
     elif hyp.per and hyp.holds == "pooled":
-        cells = [(f"pooled over {hyp.per}", C.pooled(hyp, data))]
+        cells = [(f"pooled over {hyp.per}", _guarded(lambda: pooled(hyp, data, one_sided)))]
     else:
-        cells = [(name, C.per_cell(hyp, cell, test)) for name, cell in split_cells(hyp, data)]
+        cells = [(name, _guarded(partial(per_cell, hyp, cell, test, one_sided)))
+                 for name, cell in split_cells(hyp, data)]
     if not cells:
-        cells = [("all", C.untestable("no successful runs with this metric in scope"))]
-    table = _finish_cells(hyp, cells)
-    return _summarize(hyp, table, _assumptions(hyp, table, checks, test)), table
+        cells = [("all", NoTest("no successful runs with this metric in scope"))]
+    tests = {ev.test for _, ev in cells if isinstance(ev, CellTest)}
+    return Claim(hyp, cells, one_sided, _assumptions(hyp, checks, skipped, tests, one_sided, registration))
 
 
-def _cell_reason(hyp: Hypothesis, row: dict, verdict: str) -> str:
-    p = row["p_adj"]
+def _adjust(claims: list[Claim]) -> dict[tuple[str, str], tuple[float, float]]:
+    """(claim id, cell) -> (p_adj, p_outside_adj): Holm (or the claim's
+    correction) within each claim, or across every claim with ``family: file``."""
+    families: dict[str, list[tuple[str, str, CellTest, str]]] = {}
+    for claim in claims:
+        key = "file" if claim.hyp.family == "file" else f"claim {claim.hyp.id}"
+        families.setdefault(key, []).extend(
+            (claim.hyp.id, name, ev, claim.hyp.correction) for name, ev in claim.cells if isinstance(ev, CellTest))
+    adjusted = {}
+    for members in families.values():
+        method = members[0][3] if members else "holm"
+        p_adj = st.adjust([m[2].p for m in members], method)
+        outside = st.adjust([m[2].p_outside for m in members], method)
+        adjusted.update({(m[0], m[1]): (p, o) for m, p, o in zip(members, p_adj, outside)})
+    return adjusted
+
+
+def _judge(claim: Claim, name: str, ev: Evidence, p_adj: float, p_outside_adj: float) -> Judged:
+    """A cell's verdict from its adjusted p and the sign of its estimate."""
+    hyp = claim.hyp
+    if isinstance(ev, NoTest):
+        return Judged(name, ev, ev.verdict, ev.reason, summary=cell_summary(hyp, ev, math.nan, False))
+    if math.isnan(p_adj):
+        return Judged(name, NoTest(f"the test gave no p value ({ev.test})", n_a=ev.n_a, n_b=ev.n_b),
+                      Verdict.UNTESTABLE, f"the test gave no p value ({ev.test})")
+    verdict = tested_verdict(hyp.direction, ev.diff, p_adj, hyp.alpha, p_outside_adj)
+    shown = p_outside_adj if verdict == Verdict.CONTRADICTED else p_adj
+    return Judged(name, ev, verdict, _cell_reason(claim, ev, verdict, p_adj, p_outside_adj), p_adj, p_outside_adj,
+                  cell_summary(hyp, ev, shown, verdict != Verdict.INCONCLUSIVE))
+
+
+def _cell_reason(claim: Claim, ev: CellTest, verdict: Verdict, p: float, p_outside: float) -> str:
+    hyp = claim.hyp
+    sided = "one-sided" if claim.one_sided else "two-sided"
     if hyp.direction == "equivalent":
-        what = {"supported": "equivalent within the margin",
-                "contradicted": "difference significantly larger than the margin"}.get(
-            verdict, "not shown equivalent (CI exceeds the margin)")
-    elif verdict == "inconclusive":
-        what = f"not significant (p_adj={p:.3g}{', one-sided' if hyp.direction != 'different' else ''})"
+        unit = unit_of(hyp.metric)
+        within = f"±{ev.margin:.4g}{' ' + unit if unit and unit != '%' else ''}"
+        what = {Verdict.SUPPORTED: f"equivalent: the {ev.conf:.0%} CI lies within {within} (TOST p_adj={p:.3g})",
+                Verdict.CONTRADICTED: f"difference significantly beyond {within} (p_adj={p_outside:.3g})"}.get(
+            verdict, f"not shown equivalent: the {ev.conf:.0%} CI reaches beyond {within} (TOST p_adj={p:.3g})")
+    elif verdict == Verdict.INCONCLUSIVE and p < hyp.alpha:
+        what = f"significant (p_adj={p:.3g}) but the {ev.estimate} is 0: the runs show no direction"
+    elif verdict == Verdict.INCONCLUSIVE:
+        what = f"not significant (p_adj={p:.3g}{', ' + sided if hyp.direction != 'different' else ''})"
     elif hyp.direction == "different":
         return f"significant (p_adj={p:.3g})"
+    elif verdict == Verdict.SUPPORTED:
+        what = f"significant in the claimed direction ({sided} p_adj={p:.3g})"
     else:
-        what = (f"significant in the claimed direction (one-sided p_adj={p:.3g})" if verdict == "supported"
-                else f"significant in the other direction (one-sided p_adj={row['p_outside_adj']:.3g})")
-    if verdict == "inconclusive":
-        return weak_reason(what, row.get("power", np.nan), hyp.min_effect_pct, row.get("runs_needed", np.nan))
-    return what
+        what = f"significant in the other direction ({sided} p_adj={p_outside:.3g})"
+    if verdict != Verdict.INCONCLUSIVE:
+        return what
+    if math.isinf(ev.diff_ci_low) and math.isinf(ev.diff_ci_high):
+        what += f"; with {int(ev.n_a)}+{int(ev.n_b)} runs no shift can be significant at this level"
+    return weak_reason(what, ev.power, hyp.min_effect_pct, ev.runs_needed, ev.rough)
 
 
-def _finish_cells(hyp: Hypothesis, cells) -> pd.DataFrame:
-    """Adjust p across tested cells, then give each cell its verdict."""
-    rows = [{col: np.nan for col in CELL_COLUMNS}
-            | {"p_outside": np.nan, "runs_needed": np.nan, "assumption": None}
-            | {"id": hyp.id, "cell": name} | row for name, row in cells]
-    tested = [r for r in rows if r.get("verdict") != "untestable"]
-    p_adj = st.adjust([r["p"] for r in tested], hyp.correction)
-    outside_adj = st.adjust([r["p_outside"] for r in tested], hyp.correction)
-    for row, p, outside in zip(tested, p_adj, outside_adj):
-        row.update(p_adj=p, p_outside_adj=outside)
-        row["verdict"] = tested_verdict(hyp.direction, row["diff"], p, hyp.alpha, outside)
-        row["reason"] = _cell_reason(hyp, row, row["verdict"])
-        # a contradicted cell shows the evidence against the claim: the p the other way
-        shown = {**row, "p_adj": outside} if row["verdict"] == "contradicted" else row
-        row["summary"] = cell_summary(shown, hyp.alpha)
-    return pd.DataFrame(rows)
+def _deciding(hyp: Hypothesis, judged: list[Judged], verdict: str) -> Judged:
+    """The cell whose evidence the verdict row shows: one that carries the
+    verdict — the weakest support of an 'all' claim, the strongest of an
+    'any' claim, the strongest contradiction, the least clear non-result."""
+    carrying = [j for j in judged if j.verdict == verdict] or judged
+
+    def p_of(j: Judged) -> float:
+        p = j.p_outside_adj if verdict == Verdict.CONTRADICTED else j.p_adj
+        return -1.0 if math.isnan(p) else p
+
+    if verdict == Verdict.CONTRADICTED or (verdict == Verdict.SUPPORTED and hyp.holds == "any" and hyp.per):
+        return min(carrying, key=lambda j: (p_of(j) < 0, p_of(j)))
+    return max(carrying, key=p_of)
 
 
-def _deciding(hyp: Hypothesis, table: pd.DataFrame, verdict: str) -> pd.Series:
-    """The cell whose evidence the verdict row shows."""
-    tested = table[table["verdict"] != "untestable"]
-    if verdict == "untestable":
-        return table.iloc[0]
-    if verdict == "contradicted":  # the strongest evidence against the claim
-        against = tested[tested["verdict"] == "contradicted"]
-        return against.loc[against["p_adj"].idxmin()]
-    if hyp.holds == "any" and verdict == "supported":
-        return tested.loc[tested["p_adj"].idxmin()]
-    return tested.loc[tested["p_adj"].idxmax()]
-
-
-def _summarize(hyp: Hypothesis, table: pd.DataFrame, assumptions: str) -> dict:
+def _summarize(claim: Claim, judged: list[Judged], table: pd.DataFrame, registration: Registration) -> dict:
     """Hypothesis row: the verdict and the deciding cell's evidence."""
+    hyp = claim.hyp
     holds = "any" if hyp.holds == "any" and hyp.per else "all"
-    verdict = aggregate(holds, list(table["verdict"]), "supported", "contradicted",
-                        ("inconclusive", "untestable"))
-    if set(table["verdict"]) == {"untestable"}:
-        verdict = "untestable"
-    failed = table[table["verdict"] != "supported"] if verdict != "supported" else table.iloc[0:0]
-    tested = table[table["verdict"] != "untestable"]
-    deciding = _deciding(hyp, table, verdict)
-    reason = deciding["reason"]
-    if len(table) > 1:
-        reason = f"{len(table) - len(failed)}/{len(table)} cells support; deciding cell {deciding['cell']}: {reason}"
+    verdicts = [j.verdict for j in judged]
+    verdict = aggregate(holds, verdicts, Verdict.SUPPORTED, Verdict.CONTRADICTED,
+                        (Verdict.INCONCLUSIVE, Verdict.UNTESTABLE))
+    if set(verdicts) == {Verdict.UNTESTABLE}:
+        verdict = Verdict.UNTESTABLE
+    deciding = _deciding(hyp, judged, verdict)
+    reason = deciding.reason
+    if len(judged) > 1:
+        supporting = verdicts.count(Verdict.SUPPORTED)
+        reason = f"{supporting}/{len(judged)} cells support; deciding cell {deciding.name}: {reason}"
+    tested = table[table["verdict"] != Verdict.UNTESTABLE]
+    failed = [j for j in judged if j.verdict != Verdict.SUPPORTED]
+    row = table[table["cell"] == deciding.name].iloc[0]
+    unit = unit_of(hyp.metric)
     return {
         "id": hyp.id, "statement": hyp.statement, "source": hyp.source, "metric": hyp.metric,
         "claim": claim_text(hyp.compare.factor, hyp.compare.labels(), hyp.direction, margin=hyp.margin,
                             margin_pct=hyp.margin_pct, per=hyp.per, holds=hyp.holds,
-                            interaction=hyp.interaction),
-        "test": deciding.get("test"), "verdict": verdict, "reason": reason, "cell": deciding["cell"],
-        **{k: deciding.get(k) for k in (
-            "statistic", "df_num", "df", "p", "p_adj", "estimate_pct", "estimate_ci_low",
-            "estimate_ci_high", "diff", "diff_ci_low", "diff_ci_high", "effect_name",
-            "effect_size", "effect_ci_low", "effect_ci_high", "summary")},
-        "correction": hyp.correction, "alpha": hyp.alpha,
+                            interaction=hyp.interaction, unit="" if unit == "%" else unit),
+        "registration": registration.label, "test": row["test"], "verdict": str(verdict), "reason": reason,
+        "cell": deciding.name,
+        **{k: row[k] for k in ("statistic", "df_num", "df", "p", "p_adj", "estimate", "estimate_pct",
+                               "estimate_ci_low", "estimate_ci_high", "diff", "diff_ci_low", "diff_ci_high",
+                               "conf", "effect_name", "effect_size", "effect_ci_low", "effect_ci_high",
+                               "summary")},
+        "correction": hyp.correction, "family": hyp.family, "alpha": hyp.alpha,
         "n": n_text(tested),
         "cells_tested": int(len(tested)),
-        "cells_failed": "; ".join(f"{r.cell}: {r.verdict} ({r.reason})" for r in failed.itertuples()),
-        "assumptions": assumptions,
+        "cells_failed": "; ".join(f"{j.name}: {j.verdict} ({j.reason})" for j in failed),
+        "assumptions": claim.assumptions,
     }
 
 
-def _assumptions(hyp: Hypothesis, table: pd.DataFrame, checks: list, test: str) -> str:
-    """What was checked, what a failed check changed for this claim (or why
-    nothing), and the test used: never a fallback the claim did not get."""
-    extra = [str(x) for x in table["assumption"].dropna()]
-    two = len(hyp.compare.labels()) == 2
-    if hyp.interaction:
-        used, spread, shape = None, "HC3-robust F", "F test kept: no rank test for an interaction here"
-    elif hyp.holds == "pooled" and hyp.per:
-        used, spread, shape = None, "HC3 standard errors (used anyway)", "OLS kept: no rank test for a pooled claim here"
-    elif hyp.direction == "equivalent":
-        used = "TOST on Welch t"
-        spread, shape = "Welch t allows it", "TOST on Welch t kept: no rank-based equivalence test here"
-    elif not two:
-        used = "Welch ANOVA (no equal-variance assumption)"
-        spread, shape = "Welch ANOVA allows it", "Welch ANOVA kept: no rank test for more than two groups here"
-    elif test == "mann-whitney":
-        used = "Mann-Whitney (no normality assumption)"
-        spread, shape = "Mann-Whitney kept (a shift in spread, not only in location, can make it significant)", "Mann-Whitney"
-    else:
-        used = "Welch t (no equal-variance assumption)"
-        spread, shape = "Welch t allows it", "Welch t kept (the claim asks for test: welch)"
+def _assumptions(hyp: Hypothesis, checks: list, skipped: str, tests: set[str], one_sided: bool,
+                 registration: Registration) -> str:
+    """What was checked (diagnostics only: they never change the test), the
+    test used, and whether a direction earned a one-sided test."""
+    extra = [skipped] if skipped else []
+    rank = any(t.startswith("Mann-Whitney") for t in tests)
+    kept = {"Brown-Forsythe": "diagnostic only; Welch's tests allow unequal variances" if not rank else
+            "diagnostic only; a rank test can react to a difference in spread, not only in location",
+            "Shapiro-Wilk": "diagnostic only; the test is fixed before the data (docs/statistics.md, 'Which test')"}
+    used = "; ".join(sorted(tests)) or None
     if used and hyp.direction in ("greater", "less"):
-        used += ", one-sided"
-    consequence = {"Brown-Forsythe": spread, "Levene": spread, "Shapiro-Wilk": shape}
-    return assumptions_text(checks, extra, used, consequence)
+        used += (" (registered directional claim)" if one_sided else
+                 f" (two-sided: {registration.note}; exploratory)")
+    return assumptions_text(checks, extra, used, kept)

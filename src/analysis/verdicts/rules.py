@@ -16,43 +16,68 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from enum import Enum
 
-VERDICTS = ("supported", "contradicted", "inconclusive", "untestable")
-SIGN_VERDICTS = ("agrees", "disagrees", "tie", "restated")
+
+class Verdict(str, Enum):
+    """Every verdict a claim or a cell can get, campaigns' and studies' alike.
+    A member is its string ("supported" == Verdict.SUPPORTED), so tables keep plain text."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    SUPPORTED = "supported"
+    CONTRADICTED = "contradicted"
+    INCONCLUSIVE = "inconclusive"
+    UNTESTABLE = "untestable"
+    AGREES = "agrees"
+    DISAGREES = "disagrees"
+    TIE = "tie"
+    RESTATED = "restated"
+
+
+VERDICTS = (Verdict.SUPPORTED, Verdict.CONTRADICTED, Verdict.INCONCLUSIVE, Verdict.UNTESTABLE)
+SIGN_VERDICTS = (Verdict.AGREES, Verdict.DISAGREES, Verdict.TIE, Verdict.RESTATED)
 
 
 def tested_verdict(direction: str, diff: float, p_adj: float, alpha: float,
-                   p_outside_adj: float = math.nan) -> str:
-    """Verdict of one tested cell from its adjusted p.
+                   p_outside_adj: float = math.nan) -> Verdict:
+    """Verdict of one tested cell from its adjusted p and its estimate ``diff``.
 
-    different: two-sided p. greater/less: ``p_adj`` is the one-sided p in
-    the claimed direction and ``p_outside_adj`` the one-sided p the other
-    way (a directional claim is tested one-sided; only significance the
-    other way contradicts it). equivalent: TOST p, and the p that the
+    different: two-sided p. greater/less: ``p_adj`` is the p of the claimed
+    direction and ``p_outside_adj`` that of the other: the two one-sided p
+    of a registered claim, or the same two-sided p twice for a post-hoc one.
+    The sign of the estimate the test is about decides which way a
+    significant result points. equivalent: TOST p, and the p that the
     difference lies outside the margin."""
     if direction == "different":
-        return "supported" if p_adj < alpha else "inconclusive"
+        return Verdict.SUPPORTED if p_adj < alpha else Verdict.INCONCLUSIVE
     if direction in ("greater", "less") and math.isnan(p_outside_adj) and not math.isnan(p_adj):
-        raise ValueError("a directional claim needs both one-sided p-values (p and p_outside)")
-    right = direction == "equivalent" or (diff > 0 if direction == "greater" else diff < 0)
+        raise ValueError("a directional claim needs the p of both directions (p and p_outside: both one-sided p-values, or the two-sided p twice)")
+    if direction == "equivalent":
+        if p_adj < alpha:
+            return Verdict.SUPPORTED
+        return Verdict.CONTRADICTED if p_outside_adj < alpha else Verdict.INCONCLUSIVE
+    right = diff > 0 if direction == "greater" else diff < 0
+    wrong = diff < 0 if direction == "greater" else diff > 0
     if p_adj < alpha and right:
-        return "supported"
-    return "contradicted" if p_outside_adj < alpha else "inconclusive"
+        return Verdict.SUPPORTED
+    return Verdict.CONTRADICTED if p_outside_adj < alpha and wrong else Verdict.INCONCLUSIVE
 
 
 def sign_verdict(direction: str, value: float, margin: float | None = None,
-                 restated: bool = False) -> str:
+                 restated: bool = False) -> Verdict:
     """Verdict of a cell where only a printed difference (or percentage) is known."""
     if restated:
-        return "restated"
+        return Verdict.RESTATED
     if direction == "equivalent":
-        return "agrees" if margin is not None and abs(value) <= margin else "disagrees"
+        return Verdict.AGREES if margin is not None and abs(value) <= margin else Verdict.DISAGREES
     if value == 0:
-        return "tie"
+        return Verdict.TIE
     if direction == "different":
-        return "agrees"
+        return Verdict.AGREES
     right = value > 0 if direction == "greater" else value < 0
-    return "agrees" if right else "disagrees"
+    return Verdict.AGREES if right else Verdict.DISAGREES
 
 
 def aggregate(holds: str, verdicts: Sequence[str], good: str, bad: str,
@@ -78,7 +103,7 @@ def aggregate(holds: str, verdicts: Sequence[str], good: str, bad: str,
 def sign_aggregate(holds: str, verdicts: Sequence[str]) -> str:
     """Claim verdict from sign-only cells: restated cells are no evidence;
     ties count against 'all' but never as a contradiction."""
-    evidence = [v for v in verdicts if v != "restated"]
+    evidence = [v for v in verdicts if v != Verdict.RESTATED]
     if not evidence:
-        return "restated"
-    return aggregate(holds, evidence, "agrees", "disagrees", ("tie",))
+        return Verdict.RESTATED
+    return aggregate(holds, evidence, Verdict.AGREES, Verdict.DISAGREES, (Verdict.TIE,))

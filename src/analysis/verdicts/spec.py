@@ -9,7 +9,7 @@ from typing import Literal, Union
 
 import pandas as pd
 import yaml
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from analysis.errors import HypothesisError
 from analysis.yamlfiles import line_of, problems, read_yaml, read_yaml_tree
@@ -71,15 +71,16 @@ class Hypothesis(BaseModel):
     scope: dict[str, Scalar | list[Scalar]] = {}
     compare: Compare
     direction: Direction
-    margin: float | None = None
-    margin_pct: float | None = None
+    margin: float | None = Field(default=None, gt=0)
+    margin_pct: float | None = Field(default=None, gt=0)
     per: str | None = None
     holds: Literal["all", "any", "pooled"] = "all"
     interaction: str | None = None
     test: Literal["auto", "welch", "mann-whitney"] = "auto"
-    alpha: float = 0.05
+    alpha: float = Field(default=0.05, gt=0, lt=1)
     correction: Literal["holm", "bh", "bonferroni", "none"] = "holm"
-    min_effect_pct: float = 5.0
+    family: Literal["claim", "file"] = "claim"
+    min_effect_pct: float = Field(default=5.0, gt=0)
     _origin: str = PrivateAttr(default="")  # "FILE:LINE" of a hypothesis read from a file
     _key_lines: dict = PrivateAttr(default_factory=dict)  # key -> its line in that file
 
@@ -103,8 +104,6 @@ class Hypothesis(BaseModel):
             raise ValueError("an equivalence claim is tested in each cell (holds: all or any), not pooled")
         if self.interaction and self.per:
             raise ValueError("give 'per' or 'interaction', not both")
-        if not 0 < self.alpha < 1:
-            raise ValueError("alpha must be between 0 and 1")
         return self
 
 
@@ -112,7 +111,8 @@ def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None,
                      origin: str = "<hypotheses>", nodes: list | None = None) -> list[Hypothesis]:
     """Validate raw dicts (with file-level defaults) into Hypothesis objects.
     ``nodes`` (the YAML nodes of the specs) lets errors name the line."""
-    out, seen = [], set()
+    out: list[Hypothesis] = []
+    seen: set[str] = set()
     for i, raw in enumerate(specs):
         node = nodes[i] if nodes is not None and i < len(nodes) else None
         where = f"{origin}:{node.start_mark.line + 1}" if node is not None else origin
@@ -129,12 +129,24 @@ def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None,
         if hyp.id in seen:
             raise HypothesisError(f"{where}: hypothesis {hyp.id}: duplicate id")
         seen.add(hyp.id)
+        _check_family(hyp, out, where)
         if node is not None:
             hyp._origin = where
             hyp._key_lines = {k.value: k.start_mark.line + 1 for k, _ in getattr(node, "value", [])
                               if isinstance(k, yaml.ScalarNode)}
         out.append(hyp)
     return out
+
+
+def _check_family(hyp: Hypothesis, before: list[Hypothesis], where: str) -> None:
+    """Claims corrected together as one family (``family: file``) share one correction and one α."""
+    first = next((h for h in before if h.family == "file"), None)
+    if hyp.family != "file" or first is None:
+        return
+    if (hyp.correction, hyp.alpha) != (first.correction, first.alpha):
+        raise HypothesisError(f"{where}: hypothesis {hyp.id}: key 'family': claims corrected as one file "
+                              f"share one correction and alpha ({first.id} has {first.correction}, "
+                              f"alpha {first.alpha:g}; this one {hyp.correction}, alpha {hyp.alpha:g})")
 
 
 def load_hypotheses(path: str | Path) -> list[Hypothesis]:

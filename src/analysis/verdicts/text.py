@@ -1,12 +1,18 @@
-"""How verdicts are worded: the claim in symbols, the reason for a
-non-result, run counts, and the assumptions behind the test used."""
+"""How verdicts are worded: the claim in symbols, each cell's effect with its
+CI and baseline, the reason for a verdict or a non-result, run counts, and
+the assumptions behind the test used."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 
 from analysis import stats as st
+from analysis.naming import level_label, unit_of
+from analysis.verdicts.cells import CellTest, Evidence
+from analysis.verdicts.spec import Hypothesis
 
 SYMBOLS = {"greater": ">", "less": "<", "different": "≠", "equivalent": "≈"}
 ADEQUATE_POWER = 0.8
@@ -14,13 +20,13 @@ ADEQUATE_POWER = 0.8
 
 def claim_text(factor: str, labels: list[str], direction: str, *, margin: float | None = None,
                margin_pct: float | None = None, per: list[str] | str | None = None,
-               holds: str = "all", interaction: str | None = None) -> str:
+               holds: str = "all", interaction: str | None = None, unit: str = "") -> str:
     """'ip_version: 4 > 6, all size_bytes' — the claim in one line."""
     text = f"{factor}: " + f" {SYMBOLS[direction]} ".join(labels)
     if margin is not None:
-        text += f" within ±{margin:g}"
+        text += f" within ±{margin:g}{' ' + unit if unit else ''}"
     elif margin_pct is not None:
-        text += f" within ±{margin_pct:g}%"
+        text += f" within ±{margin_pct:g}% of {labels[-1]}'s mean"
     if interaction:
         return f"{text}: effect differs across {interaction} (interaction)"
     per = [per] if isinstance(per, str) else (per or [])
@@ -29,13 +35,68 @@ def claim_text(factor: str, labels: list[str], direction: str, *, margin: float 
     return text
 
 
-def weak_reason(what: str, power: float, min_effect_pct: float, runs_needed: float) -> str:
+def groups_named(hyp: Hypothesis) -> tuple[str, str]:
+    """The two compared groups as a reader names them (IPv4, IPv6, bbr, ...)."""
+    a, b = hyp.compare.labels()[:2]
+    return level_label(hyp.compare.factor, a), level_label(hyp.compare.factor, b)
+
+
+def _unit(hyp: Hypothesis) -> str:
+    unit = unit_of(hyp.metric)
+    return "" if unit in ("", "%") else f" {unit}"
+
+
+def _points(hyp: Hypothesis) -> str:
+    """The unit of a difference: percentage points for a metric in %."""
+    return _unit(hyp) or (" points" if unit_of(hyp.metric) == "%" else "")
+
+
+def _effect(hyp: Hypothesis, cell: CellTest) -> str:
+    """'+3.1% [+2.2, +4.0] of IPv6's mean' or '+0.12 ms [0.05, 0.20]' (shift: Hodges-Lehmann)."""
+    _, b = groups_named(hyp)
+    level = "" if math.isclose(cell.conf, 0.95) or math.isnan(cell.conf) else f" ({cell.conf:.0%} CI)"
+    shift = "shift " if cell.estimate.startswith("Hodges") else ""
+    if not math.isnan(cell.estimate_pct):
+        base = "median" if shift else "mean"
+        return (f"{shift}{cell.estimate_pct:+.1f}% [{cell.estimate_ci_low:+.1f}, {cell.estimate_ci_high:+.1f}]"
+                f"{level} of {b}'s {base}")
+    unit = _points(hyp)
+    return f"{shift}{cell.diff:+.4g}{unit} [{cell.diff_ci_low:.4g}, {cell.diff_ci_high:.4g}]{level}"
+
+
+def cell_summary(hyp: Hypothesis, evidence: Evidence, p_shown: float, significant: bool) -> str:
+    """benchstat-style line that always shows the effect: 'bbr vs reno: −35.1% [−40.2, −29.6]
+    of reno's mean, bbr lower (p<0.001, n=10+10)'; '~' first when not significant;
+    F for omnibus tests; a deterministic difference for constant groups."""
+    a, b = groups_named(hyp)
+    if not isinstance(evidence, CellTest):
+        if math.isnan(evidence.diff):
+            return ""
+        return f"{a} − {b}: {evidence.diff:+g}{_points(hyp)} in every run (no variance)"
+    head = "" if significant else "~ "
+    if not math.isnan(evidence.df_num):
+        n = int(evidence.n_a + (0 if math.isnan(evidence.n_b) else evidence.n_b))
+        return (f"{head}F({evidence.df_num:.3g}, {evidence.df:.3g})={evidence.statistic:.3g} "
+                f"({st.format_p(p_shown)}, n={n})")
+    way = ""
+    if significant and evidence.diff != 0 and hyp.direction != "equivalent":
+        way = f", {a} {'higher' if evidence.diff > 0 else 'lower'}"
+    margin = "" if math.isnan(evidence.margin) else f", margin ±{evidence.margin:.4g}{_points(hyp)}"
+    return (f"{head}{a} vs {b}: {_effect(hyp, evidence)}{way}{margin} "
+            f"({st.format_p(p_shown)}, n={int(evidence.n_a)}+{int(evidence.n_b)})")
+
+
+def weak_reason(what: str, power: float, min_effect_pct: float, runs_needed: float, rough: bool = False) -> str:
     """Say whether a non-result is underpowered for the smallest effect of interest."""
     if power is None or np.isnan(power):
         return what
     if power < ADEQUATE_POWER:
-        need = (f"need {int(runs_needed)} runs per group" if np.isfinite(runs_needed)
-                else "no number of runs reaches 80 % power at this spread")
+        if not np.isfinite(runs_needed):
+            need = "no number of runs reaches 80 % power at this spread"
+        elif rough:
+            need = f"need about {int(runs_needed)} runs per group; rough: the spread comes from fewer than 5 runs"
+        else:
+            need = f"need {int(runs_needed)} runs per group"
         return f"{what}; underpowered: power {power:.2f} to detect {min_effect_pct:g}% ({need})"
     return f"{what}; power {power:.2f} to detect {min_effect_pct:g}%"
 
@@ -45,19 +106,6 @@ def n_text(tested: pd.DataFrame) -> str:
     pairs = sorted({f"{int(a)}+{int(b)}" if b else f"{int(a)}"
                     for a, b in zip(tested["n_a"], tested["n_b"]) if not np.isnan(a)})
     return ", ".join(pairs)
-
-
-def cell_summary(row: dict, alpha: float) -> str:
-    """benchstat-style line: % change for two groups (the absolute difference
-    when no % change is defined), F for omnibus tests."""
-    if np.isnan(row["df_num"]):
-        if np.isnan(row["estimate_pct"]) and not np.isnan(row["diff"]):
-            return st.format_difference(row["diff"], row["diff_ci_low"], row["diff_ci_high"],
-                                        row["p_adj"], row["n_a"], row["n_b"], alpha)
-        return st.format_change(row["estimate_pct"], row["estimate_ci_low"], row["estimate_ci_high"],
-                                row["p_adj"], row["n_a"], row["n_b"], alpha)
-    return st.format_f(row["statistic"], row["df_num"], row["df"], row["p_adj"],
-                       row["n_a"] + row["n_b"], alpha)
 
 
 def assumptions_text(checks: list, extra: list[str], used: str | None,
