@@ -53,8 +53,38 @@ def test_tested_claim_gives_the_welch_p_computed_by_hand(r000):
     t = (37.50 - 35.52) / se
     df = se**4 / ((0.99**2 / 40) ** 2 / 39 + (0.92**2 / 40) ** 2 / 39)
     assert cell["statistic"] == pytest.approx(t)
-    assert cell["p"] == pytest.approx(2 * stats.t.sf(t, df), rel=1e-9)
+    assert cell["p"] == pytest.approx(2 * stats.t.sf(t, df), rel=1e-9, abs=0)  # two-sided: the claim is post hoc
+    assert cell["p_adj_one_sided"] == pytest.approx(stats.t.sf(t, df), rel=1e-9, abs=0)
     assert verdicts.set_index("id").loc[cid, "verdict"] == "supported"
+
+
+def test_a_post_hoc_claim_supported_only_one_sided_is_inconclusive_and_says_why(r000):
+    """000: Fedora 12 TCP IPv4 > IPv6 "for all packet sizes"; at 1408 bytes 48.27 vs 47.88 Mbps,
+    SD 0.98 / 0.83 (Table 2), n = 40: two-sided p 0.0585 (Holm over its two cells leaves it),
+    one-sided 0.0293 — formerly 'supported where printed'."""
+    _, verdicts, cells = r000
+    cid = claim_id(verdicts, "Fedora 12 throughputs exhibited that IPv4 performed better than IPv6")
+    row = verdicts.set_index("id").loc[cid]
+    se = math.sqrt(0.98**2 / 40 + 0.83**2 / 40)
+    t = (48.27 - 47.88) / se
+    df = se**4 / ((0.98**2 / 40) ** 2 / 39 + (0.83**2 / 40) ** 2 / 39)
+    assert row["registration"] == "post hoc" and row["verdict"] == "inconclusive"
+    assert row["p_adj"] == pytest.approx(2 * stats.t.sf(t, df), rel=1e-9, abs=0)
+    assert row["p_adj"] == pytest.approx(0.05853189968922991, rel=1e-9, abs=0)
+    assert row["p_adj_one_sided"] == pytest.approx(0.029265949844614954, rel=1e-9, abs=0)
+    assert row["note"].endswith(
+        "inconclusive, not supported where printed, tested two-sided (post hoc): at 1408: two-sided p_adj 0.059 ≥ 0.05; "
+        "the one-sided test formerly used gave 0.029 (supported) — a direction read from the text after the data "
+        "is not a pre-registered one-sided hypothesis")
+    cell = cells[(cells["id"] == cid) & (cells["cell"] == "1408")].iloc[0]
+    assert (cell["verdict"], cell["verdict_one_sided"]) == ("inconclusive", "supported")
+
+
+def test_every_claim_and_cell_says_it_is_post_hoc(r000):
+    _, verdicts, cells = r000
+    assert (verdicts["registration"] == "post hoc").all() and (cells["registration"] == "post hoc").all()
+    tested = cells[cells["class"] == "tested"]
+    assert set(tested["test"]) == {"Welch t, two-sided (post hoc, exploratory)"}  # 000 states no equivalence margin
 
 
 def test_holm_runs_across_the_cells_of_one_claim(r000):

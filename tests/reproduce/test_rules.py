@@ -114,6 +114,63 @@ def test_a_tested_claim_is_not_supported_when_printed_ranges_disagree():
     assert v["class"] == "tested" and v["verdict"] == "disagrees"
 
 
+def one_tested_cell(mean_4, mean_6, sd_4, sd_6, runs):
+    """One size (128 bytes) with both means and SDs printed: a tested claim of one cell."""
+    rows = [row(1, ip_version=4, size_bytes=128, size_kind="packet", statistic="mean", value=mean_4),
+            row(2, ip_version=6, size_bytes=128, size_kind="packet", statistic="mean", value=mean_6),
+            row(3, ip_version=4, size_bytes=128, size_kind="packet", statistic="sd", value=sd_4),
+            row(4, ip_version=6, size_bytes=128, size_kind="packet", statistic="sd", value=sd_6)]
+    verdicts, cells = evaluate_claims(record(rows, [claim()], sizes=(128,), runs=runs))
+    return verdicts.set_index("id").loc["X"], cells.iloc[0]
+
+
+WHY = "a direction read from the text after the data is not a pre-registered one-sided hypothesis"
+
+
+def test_a_post_hoc_claim_with_a_two_sided_p_between_005_and_010_is_inconclusive_and_says_why():
+    """000's C016 at 1408 bytes: IPv4 48.27 vs IPv6 47.88 Mbps, SD 0.98 / 0.83, n = 40.
+    By hand: se = sqrt(0.98²/40 + 0.83²/40) = 0.203058, t = 0.39 / se = 1.920635,
+    Welch df = 75.942106; two-sided p = 2 P(T > t) = 0.0585319, one-sided 0.0292659."""
+    v, cell = one_tested_cell(48.27, 47.88, 0.98, 0.83, 40)
+    assert cell["statistic"] == pytest.approx(1.920634709859331, rel=1e-12)
+    assert cell["df"] == pytest.approx(75.94210606629778, rel=1e-12)
+    assert cell["p_adj"] == pytest.approx(0.05853189968922991, rel=1e-9, abs=0)
+    assert cell["p_adj_one_sided"] == pytest.approx(0.029265949844614954, rel=1e-9, abs=0)
+    assert cell["test"] == "Welch t, two-sided (post hoc, exploratory)" and cell["registration"] == "post hoc"
+    assert (cell["verdict"], cell["verdict_one_sided"]) == ("inconclusive", "supported")
+    assert v["registration"] == "post hoc" and v["verdict"] == "inconclusive"
+    assert v["p_adj"] == pytest.approx(0.05853189968922991, rel=1e-9, abs=0)
+    assert v["p_adj_one_sided"] == pytest.approx(0.029265949844614954, rel=1e-9, abs=0)
+    assert v["note"] == ("inconclusive, not supported, tested two-sided (post hoc): two-sided p_adj 0.059 ≥ 0.05; "
+                         f"the one-sided test formerly used gave 0.029 (supported) — {WHY}")
+
+
+def test_a_clear_difference_stays_supported_with_no_note():
+    """44 vs 40, SD 0.5 each, n = 10: t = 4 / sqrt(0.05) = 17.888544, df = 18, two-sided p = 6.5486e-13."""
+    v, cell = one_tested_cell(44.0, 40.0, 0.5, 0.5, 10)
+    assert cell["statistic"] == pytest.approx(17.88854381999832, rel=1e-12)
+    assert cell["df"] == pytest.approx(18.0, rel=1e-12)
+    assert v["verdict"] == "supported" and v["note"] == "" and v["registration"] == "post hoc"
+    assert v["p_adj"] == pytest.approx(6.548574155621452e-13, rel=1e-6, abs=0)
+    assert v["p_adj_one_sided"] == pytest.approx(v["p_adj"] / 2, rel=1e-12, abs=0)
+
+
+def test_a_clear_difference_the_other_way_is_contradicted():
+    v, cell = one_tested_cell(40.0, 44.0, 0.5, 0.5, 10)
+    assert v["verdict"] == "contradicted" and v["note"] == ""
+    assert v["p_adj"] == pytest.approx(6.548574155621452e-13, rel=1e-6, abs=0)  # two-sided: the same p
+    assert v["p_adj_one_sided"] == pytest.approx(1 - 6.548574155621452e-13 / 2, rel=1e-12)  # the claimed way
+
+
+def test_a_weak_difference_the_other_way_is_no_longer_a_contradiction():
+    """The mirror of C016: one-sided the other way gave 0.029 (contradicted); two-sided 0.059."""
+    v, cell = one_tested_cell(47.88, 48.27, 0.83, 0.98, 40)
+    assert (cell["verdict"], cell["verdict_one_sided"]) == ("inconclusive", "contradicted")
+    assert v["verdict"] == "inconclusive"
+    assert v["note"] == ("inconclusive, not contradicted, tested two-sided (post hoc): two-sided p_adj 0.059 ≥ 0.05; "
+                         f"the one-sided test the other way formerly gave 0.029 (contradicted) — {WHY}")
+
+
 def test_an_untestable_claim_says_what_is_missing():
     v = verdict(record([row(1, ip_version=4, statistic="mean", value=1.0, metric="rtt_ms", unit="ms")], [claim()]))
     assert v["verdict"] == "untestable" and "means of IPv4 and IPv6" in v["missing"]

@@ -18,6 +18,10 @@ from analysis.reproduce.tables import rebuild_tables
 from analysis.reproduce.verdicts import evaluate_claims, summary_counts
 
 
+EVIDENCE_COLUMNS = ["id", "cell", "a", "b", "mean_a", "sd_a", "mean_b", "sd_b", "n", "diff", "diff_source", "pct",
+                    "class", "registration", "test", "p_adj", "p_adj_one_sided", "hedges_g", "verdict", "note"]
+
+
 @dataclass
 class Reproduction:
     record: Record
@@ -38,9 +42,11 @@ class Reproduction:
         return f"{self.record.design.get('title', self.study)} ({self.study}.txt)"
 
     def verdict_table(self) -> pd.DataFrame:
-        """The verdicts a reader wants first: statement, verdict, on how many cells, why."""
-        return self.verdicts[["id", "quote", "study_verdict", "claim", "class", "verdict", "judged", "holds_at",
-                              "p_adj", "missing", "note"]]
+        """The verdicts a reader wants first: statement, registration (every study claim is
+        post hoc, so tested two-sided), verdict, on how many cells, the two-sided p beside the
+        one-sided one, and why (a verdict one-sided testing would have given otherwise says so)."""
+        return self.verdicts[["id", "quote", "study_verdict", "claim", "class", "registration", "verdict",
+                              "judged", "holds_at", "p_adj", "p_adj_one_sided", "missing", "note"]]
 
     def changes(self) -> pd.DataFrame:
         """Earlier verdicts matched to the reconciled claims, with why each change happened."""
@@ -75,6 +81,11 @@ class Reproduction:
     def judged_cells(self) -> pd.DataFrame:
         """The cells that carry printed evidence (tested or descriptive)."""
         return self.cells[self.cells["class"].isin(["tested", "descriptive"])].reset_index(drop=True)
+
+    def evidence_table(self) -> pd.DataFrame:
+        """The judged cells as the study page shows them: the printed numbers, the test
+        (two-sided, post hoc), both p-values and the verdict, with why where they differ."""
+        return self.judged_cells()[EVIDENCE_COLUMNS]
 
     def write(self, out: str | Path) -> None:
         """CSV tables under ``out/tables`` (stable names; figures go in out/figures)."""

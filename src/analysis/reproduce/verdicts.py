@@ -4,7 +4,7 @@ Per cell of a claim (one combination of its ``per`` factors):
 
 - *tested*: the difference of means is printed (two means, or the difference
   itself) and so are both SDs and the runs per point -> Welch t from the
-  summaries; p adjusted across the claim's tested cells (Holm);
+  summaries, two-sided; p adjusted across the claim's tested cells (Holm);
 - *descriptive*: a difference (or percentage) is printed but not the SDs or
   the runs -> the sign is checked, no p-value;
 - *unjudged*: nothing printed for the cell; the missing numbers are named.
@@ -12,6 +12,16 @@ Per cell of a claim (one combination of its ``per`` factors):
 A claim is tested if any cell is, else descriptive if any cell is, else
 untestable; "all sizes" claims are judged only at the cells with numbers,
 and the table says at which.
+
+Every study claim is *post hoc* (``registration``): its direction is read
+from the study's text, written after its authors saw their data.  A
+one-sided test is honest only for a direction registered before the data
+existed, so a greater/less claim is tested two-sided (post hoc,
+exploratory): supported when p_adj < α and the difference points the
+claimed way, contradicted when p_adj < α the other way, else inconclusive.
+The one-sided p-values are kept beside it (``p_adj_one_sided``), and a claim
+whose verdict they would have changed says so, with both p-values, in its
+note.
 """
 
 from __future__ import annotations
@@ -31,13 +41,19 @@ from analysis.reproduce.lookup import DIFF_STATS, MEAN_STATS, PCT_STATS, Record,
 
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
+# A study's claims are read from its text after its authors saw the data: none was registered before.
+REGISTRATION = "post hoc"
+WELCH_TEST = "Welch t, two-sided (post hoc, exploratory)"
+TOST_TEST = "TOST, two one-sided Welch tests of the margin (post hoc, exploratory)"
+WHY_TWO_SIDED = "a direction read from the text after the data is not a pre-registered one-sided hypothesis"
 CLAIM_COLUMNS = [
-    "id", "quote", "source", "study_verdict", "metric", "claim", "over", "class", "verdict",
-    "judged", "holds_at", "judged_at", "p_adj", "diff", "hedges_g", "missing", "note",
+    "id", "quote", "source", "study_verdict", "metric", "claim", "over", "class", "registration", "verdict",
+    "judged", "holds_at", "judged_at", "p_adj", "p_adj_one_sided", "diff", "hedges_g", "missing", "note",
 ]
 CELL_COLUMNS = [
     "id", "cell", "a", "b", "mean_a", "sd_a", "mean_b", "sd_b", "n", "diff", "diff_source",
-    "pct", "class", "statistic", "df", "p", "p_adj", "hedges_g", "verdict", "missing", "note",
+    "pct", "class", "registration", "test", "statistic", "df", "p", "p_adj", "p_adj_one_sided", "hedges_g",
+    "verdict", "verdict_one_sided", "missing", "note",
 ]
 
 
@@ -182,21 +198,27 @@ def _classify(claim: Claim, c: dict) -> str:
 
 def _welch(c: dict, sense: str) -> dict:
     """Welch t and Hedges' g of a − b; only the difference of the means matters.
-    A greater/less claim is tested one-sided, as in the verdict engine
-    (``p`` its own direction, ``p_outside`` the other)."""
+
+    Two-sided: the claim is post hoc, so a greater/less claim's p is the
+    two-sided p for both directions (``p``, ``p_outside``) and the sign of
+    the difference says which way a significant result points.  The
+    one-sided p of the claimed direction and of the other (what a
+    pre-registered claim would be tested with) are kept beside it."""
     mean_a = c["mean_a"] if c["diff_source"] == "printed means" else c["diff"]
     mean_b = c["mean_b"] if c["diff_source"] == "printed means" else 0.0
     res = welch_from_stats(mean_a, c["sd_a"], c["n"], mean_b, c["sd_b"], c["n"])
     g = hedges_g_from_stats(mean_a, c["sd_a"], c["n"], mean_b, c["sd_b"], c["n"])
-    out = {"statistic": res.statistic, "df": res.df, "p": res.p, "hedges_g": g.estimate}
+    out = {"test": WELCH_TEST, "statistic": res.statistic, "df": res.df, "p": res.p, "hedges_g": g.estimate}
     if sense in ("greater", "less"):
-        out["p"], out["p_outside"] = directional_p(res.statistic, res.df, sense)
+        one, other = directional_p(res.statistic, res.df, sense)
+        out |= {"p_outside": res.p, "p_one_sided": one, "p_outside_one_sided": other}
     return out
 
 
 def _tost(c: dict, margin: float) -> dict:
     """Two one-sided Welch tests of |a − b| < margin from the printed numbers."""
-    return tost_from_stats(c["diff"], c["sd_a"], c["sd_b"], c["n"], margin) | {"hedges_g": np.nan}
+    return tost_from_stats(c["diff"], c["sd_a"], c["sd_b"], c["n"], margin) | {"hedges_g": np.nan,
+                                                                                 "test": TOST_TEST}
 
 
 def _descriptive_verdict(claim: Claim, c: dict) -> str:
@@ -207,21 +229,48 @@ def _descriptive_verdict(claim: Claim, c: dict) -> str:
 
 
 def _judge_cells(claim: Claim, cells: list[dict]) -> None:
-    """Tests, Holm across the claim's tested cells, then each cell's verdict."""
+    """Tests, Holm across the claim's tested cells, then each cell's verdict:
+    two-sided (``verdict``) and, for a greater/less claim, what the one-sided
+    tests would give (``verdict_one_sided``, Holm alike)."""
     tested = [c for c in cells if c["class"] == "tested"]
     for c in tested:
         c.update(_tost(c, claim.margin) if claim.sense == "equivalent" and claim.margin is not None
                  else _welch(c, claim.sense))
     p_adj = adjust([c["p"] for c in tested], "holm")
     outside = adjust([c.get("p_outside", np.nan) for c in tested], "holm")
-    for c, p, out in zip(tested, p_adj, outside):
+    one = adjust([c.get("p_one_sided", np.nan) for c in tested], "holm")
+    one_outside = adjust([c.get("p_outside_one_sided", np.nan) for c in tested], "holm")
+    for c, p, out, p1, p1_out in zip(tested, p_adj, outside, one, one_outside):
         c["p_adj"], c["p_outside_adj"] = p, out
         c["verdict"] = tested_verdict(claim.sense, c["diff"], p, ALPHA, out)
+        if claim.sense in ("greater", "less"):
+            c["p_adj_one_sided"], c["p_outside_adj_one_sided"] = p1, p1_out
+            c["verdict_one_sided"] = tested_verdict(claim.sense, c["diff"], p1, ALPHA, p1_out)
+            if c["verdict_one_sided"] != c["verdict"]:
+                c["note"] = "; ".join(filter(None, [c["note"], _change_text(c)]))
     for c in cells:
         if c["class"] == "descriptive":
             c["verdict"] = _descriptive_verdict(claim, c)
         elif c["class"] == "unjudged":
             c["verdict"] = "unjudged"
+
+
+def _p(p: float) -> str:
+    return "n/a" if np.isnan(p) else "<0.001" if p < 0.001 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
+
+def _change_text(c: dict) -> str:
+    """Why a tested cell's verdict is not what the one-sided tests gave: both p-values."""
+    new, old = c["verdict"], c["verdict_one_sided"]
+    now = {"supported": f"two-sided p_adj {_p(c['p_adj'])} < {ALPHA:g} in the claimed direction",
+           "contradicted": f"two-sided p_adj {_p(c['p_adj'])} < {ALPHA:g} the other way"}.get(
+        new, f"two-sided p_adj {_p(c['p_adj'])} ≥ {ALPHA:g}")
+    one, other = _p(c["p_adj_one_sided"]), _p(c["p_outside_adj_one_sided"])
+    before = {"supported": f"the one-sided test formerly used gave {one} (supported)",
+              "contradicted": f"the one-sided test the other way formerly gave {other} (contradicted)"}.get(
+        old, f"the one-sided tests formerly used gave {one} in the claimed direction and {other} the other way "
+             f"({old})")
+    return f"{now}; {before}"
 
 
 # ---------------------------------------------------------------- ranges
@@ -285,12 +334,11 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
 
 # ---------------------------------------------------------------- claims
 
-def _combined(holds: str, tested: list[dict], signs: list[str]) -> str:
-    """The claim's verdict from tested cells and sign-only evidence (descriptive
-    cells, printed ranges).  all: a significant contradiction decides; then a
-    printed value the wrong way (untested: 'disagrees'); then a non-significant
-    cell; any: one supporting cell suffices."""
-    tested_verdicts = [c["verdict"] for c in tested]
+def _combined(holds: str, tested_verdicts: list[str], signs: list[str]) -> str:
+    """The claim's verdict from tested cells' verdicts and sign-only evidence
+    (descriptive cells, printed ranges).  all: a significant contradiction
+    decides; then a printed value the wrong way (untested: 'disagrees'); then
+    a non-significant cell; any: one supporting cell suffices."""
     evidence = [v for v in signs if v != "restated"]
     if holds == "any":
         if "supported" in tested_verdicts:
@@ -307,6 +355,30 @@ def _combined(holds: str, tested: list[dict], signs: list[str]) -> str:
     return sign_aggregate(holds, signs)
 
 
+def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
+                   key: str = "verdict") -> tuple[str, list[dict]]:
+    """The claim's verdict and the cells where it holds, from its cells' verdicts
+    (``key``: ``verdict`` two-sided, ``verdict_one_sided`` as the one-sided tests
+    gave; only tested cells differ)."""
+    tested = [c[key] for c in sized if c["class"] == "tested"]
+    signs = [c["verdict"] for c in sized if c["class"] == "descriptive"]
+    signs += [c["verdict"] for c in ranges if c["verdict"] != "undecided"]
+    verdict = _combined(claim.holds, tested, signs)
+    proven = [c["_group"] for c in ranges if c["verdict"] == "agrees"]  # holds at every size of the group
+    holding = [c for c in sized if c.get(key) in ("supported", "agrees") or c.get("_key") in proven]
+    need = len(sized) if claim.holds == "all" else len(sized) // 2 + 1 if claim.holds == "most" else 1
+    if verdict in ("supported", "agrees") and len(holding) < need:
+        verdict += " where printed"  # the printed evidence covers too few of the claim's cells
+    return verdict, holding
+
+
+def _two_sided_note(tested: list[dict], verdict: str, former: str) -> str:
+    """Why the claim's verdict is not the one the one-sided tests gave: each changed cell's p-values."""
+    changed = [c for c in tested if c["verdict"] != c["verdict_one_sided"]]
+    where = "; ".join((f"at {c['cell']}: " if len(tested) > 1 else "") + _change_text(c) for c in changed)
+    return f"{verdict}, not {former}, tested two-sided (post hoc): {where} — {WHY_TWO_SIDED}"
+
+
 def _claim_row(claim: Claim, cells: list[dict]) -> dict:
     sized = [c for c in cells if c["class"] != "range"]
     ranges = [c for c in cells if c["class"] == "range"]
@@ -314,28 +386,27 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
     descriptive = [c for c in sized if c["class"] == "descriptive"]
     row: dict[str, Any] = {"id": claim.id, "quote": claim.quote, "source": claim.source,
            "study_verdict": claim.study_verdict, "metric": claim.metric, "claim": _claim_text(claim),
-           "over": claim.over, "note": claim.note, "p_adj": np.nan, "diff": np.nan, "hedges_g": np.nan}
+           "over": claim.over, "registration": REGISTRATION, "note": claim.note, "p_adj": np.nan,
+           "p_adj_one_sided": np.nan, "diff": np.nan, "hedges_g": np.nan}
     if not (tested or descriptive or [c for c in ranges if c["verdict"] != "undecided"]):
         missing = sorted({c["missing"] for c in cells if c["missing"]})
         return row | {"class": "untestable", "verdict": "untestable", "judged": f"0 of {len(sized)}",
                       "holds_at": "", "judged_at": "", "missing": "; ".join(missing)}
-    signs = [c["verdict"] for c in descriptive + ranges if c["verdict"] != "undecided"]
-    verdict = _combined(claim.holds, tested, signs)
+    verdict, holding = _claim_verdict(claim, sized, ranges)
     if tested:
         against = [c for c in tested if c["verdict"] == "contradicted"]
         deciding = against[0] if against else max(tested, key=lambda c: c["p_adj"])
-        row |= {"p_adj": deciding["p_adj"], "diff": deciding["diff"], "hedges_g": deciding["hedges_g"]}
+        row |= {"p_adj": deciding["p_adj"], "p_adj_one_sided": deciding.get("p_adj_one_sided", np.nan),
+                "diff": deciding["diff"], "hedges_g": deciding["hedges_g"]}
+        former, _ = _claim_verdict(claim, sized, ranges, "verdict_one_sided")
+        if former != verdict:
+            row["note"] = "; ".join(filter(None, [row["note"], _two_sided_note(tested, verdict, former)]))
     disagree = [c["cell"] for c in descriptive + ranges if c["verdict"] == "disagrees"]
     if disagree:
         row["note"] = "; ".join(filter(None, [row["note"], "printed values disagree at " + ", ".join(disagree)]))
     for c in ranges:
         row["note"] = "; ".join(filter(None, [row["note"], f"{c['cell']}: {c['note']}"]))
     judged = tested + [c for c in descriptive if c["verdict"] != "restated"]
-    proven = [c["_group"] for c in ranges if c["verdict"] == "agrees"]  # holds at every size of the group
-    holding = [c for c in sized if c.get("verdict") in ("supported", "agrees") or c.get("_key") in proven]
-    need = len(sized) if claim.holds == "all" else len(sized) // 2 + 1 if claim.holds == "most" else 1
-    if verdict in ("supported", "agrees") and len(holding) < need:
-        verdict += " where printed"  # the printed evidence covers too few of the claim's cells
     unjudged = [c for c in sized if c["class"] == "unjudged"]
     kind = "tested" if tested else "descriptive"
     return row | {"class": kind, "verdict": verdict,
@@ -357,8 +428,9 @@ def _not_testable(claim: Claim) -> dict:
     """A claim no printed number can bear on (a cause, a comparison nothing is printed for)."""
     return {"id": claim.id, "quote": claim.quote, "source": claim.source, "study_verdict": claim.study_verdict,
             "metric": claim.metric, "claim": _claim_text(claim), "over": claim.over, "note": claim.note,
-            "class": "untestable", "verdict": "untestable", "judged": "0 of 0", "holds_at": "", "judged_at": "",
-            "p_adj": np.nan, "diff": np.nan, "hedges_g": np.nan,
+            "class": "untestable", "registration": REGISTRATION, "verdict": "untestable", "judged": "0 of 0",
+            "holds_at": "", "judged_at": "", "p_adj": np.nan, "p_adj_one_sided": np.nan, "diff": np.nan,
+            "hedges_g": np.nan,
             "missing": claim.reason or "no printed number bears on it"}
 
 
@@ -375,6 +447,9 @@ def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:
         cells.append(c)
     _judge_cells(claim, cells)
     cells += _range_cells(claim, record, keys)
+    for c in cells:  # only a tested cell's verdict depends on the sides of its test
+        c["registration"] = REGISTRATION
+        c.setdefault("verdict_one_sided", c["verdict"])
     return _claim_row(claim, cells), cells
 
 
