@@ -216,3 +216,18 @@ def test_any_data_gets_one_row_per_claim_with_a_reason(a, b, per):
     assert len(table) == len(specs)
     assert set(table["verdict"]) <= set(VERDICTS)
     assert table["reason"].str.len().gt(0).all()
+
+
+def test_the_python_and_cli_paths_give_the_same_table(tmp_path):
+    from typer.testing import CliRunner
+
+    from analysis.cli import app
+
+    campaign, path = ROOT / "data/raw/demo-loopback", ROOT / "data/hypotheses/demo-loopback.yaml"
+    result = CliRunner().invoke(app, ["verdicts", str(campaign), str(path), "--csv", str(tmp_path / "v.csv")])
+    assert result.exit_code == 0, result.output
+    cli = pd.read_csv(tmp_path / "v.csv", keep_default_na=False)
+    python = evaluate(load_campaign(campaign).runs, path).table
+    assert list(cli["id"]) == list(python["id"]) and list(cli["verdict"]) == list(python["verdict"])
+    assert cli["p_adj"].astype(float).tolist() == pytest.approx(python["p_adj"].tolist(), nan_ok=True)
+    assert list(cli["summary"]) == list(python["summary"])
