@@ -36,9 +36,19 @@ def claim_text(factor: str, labels: list[str], direction: str, *, margin: float 
 
 
 def groups_named(hyp: Hypothesis) -> tuple[str, str]:
-    """The two compared groups as a reader names them (IPv4, IPv6, bbr, ...)."""
-    a, b = hyp.compare.labels()[:2]
-    return level_label(hyp.compare.factor, a), level_label(hyp.compare.factor, b)
+    """The two compared groups as a reader names them: IPv4, bbr, and a bare
+    number with its factor ('frame_size_bytes 1518'), which alone says nothing."""
+    factor = hyp.compare.factor
+    a, b = (level_label(factor, label) for label in hyp.compare.labels()[:2])
+    return (f"{factor} {a}", f"{factor} {b}") if _is_number(a) and _is_number(b) else (a, b)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _unit(hyp: Hypothesis) -> str:
