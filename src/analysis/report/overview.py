@@ -219,14 +219,14 @@ def rule_means_for_rates(summaries: pd.DataFrame | None) -> tuple[str, str]:
 
 
 def rule_ratios(runs: pd.DataFrame, verdicts: pd.DataFrame | None) -> tuple[str, str]:
-    """Rule 4: percent changes come from the runs (ratio of geometric means),
+    """Rule 4: percent changes come from the runs (the tested difference of means over the baseline's mean),
     but a metric that is itself a ratio per run (loss %, CPU %) averaged per cell
     summarises ratios; say which, and whether the counts behind them exist."""
     from analysis.figures.exploration import METRICS, ok_runs
 
     ok = ok_runs(runs)
     ratios = [m for m in METRICS if m.endswith("_pct") and m in ok and ok[m].nunique(dropna=True) > 1]
-    changes = "percent changes in the verdicts are ratios of geometric means of the runs" if (
+    changes = "percent changes in the verdicts are the tested differences over the baseline's mean or median" if (
         verdicts is not None and verdicts["estimate_pct"].notna().any()) else "no percent changes are reported"
     if not ratios:
         return "satisfied", f"{changes}; no metric is a ratio per run"
