@@ -210,25 +210,33 @@ def verdicts(
     cells: Annotated[bool, typer.Option("--cells", help="also print the evidence of every cell")] = False,
     csv_out: Annotated[Optional[Path], typer.Option("--csv", help="write the verdict table to this CSV file")] = None,
 ) -> None:
-    """Test every claim of HYPOTHESES on CAMPAIGN and print the verdict table."""
+    """Test every claim of HYPOTHESES on CAMPAIGN and print the verdict table.
+
+    Each row says whether the file was registered before the campaign's first
+    run (``netrepro collect --hypotheses``) or is post hoc; the line under the
+    table says why (docs/statistics.md, "Pre-registration")."""
     from rich.console import Console
     from rich.table import Table
 
     from analysis.ingest.campaign import load_campaign
     from analysis.ingest.per_run import one_row_per_run
     from analysis.verdicts import evaluate
+    from analysis.verdicts.registration import registration_of
 
+    registration = registration_of(campaign, hypotheses)  # a damaged record is named before any ingest
     loaded = load_campaign(campaign)
     runs = one_row_per_run(loaded.runs)
-    table, cell_table = evaluate(runs, hypotheses)
+    table, cell_table = evaluate(runs, hypotheses, registration=registration)
     console = Console(width=160)
     title = f"{loaded.name}: {hypotheses.name}" + (" [SYNTHETIC DATA]" if loaded.synthetic else "")
     shown = Table(title=title, show_lines=True)
-    for column in ("id", "verdict", "test", "summary", "reason"):
+    columns = ("id", "verdict", "registration", "test", "summary", "reason")
+    for column in columns:
         shown.add_column(column, overflow="fold")
-    for row in table.itertuples():
-        shown.add_row(str(row.id), str(row.verdict), str(row.test), str(row.summary), str(row.reason))
+    for row in table[list(columns)].itertuples(index=False):
+        shown.add_row(*(str(value) for value in row))
     console.print(shown)
+    console.print(f"{hypotheses}: {registration.note}", markup=False, highlight=False, soft_wrap=True)
     if cells:
         console.print(cell_table[["id", "cell", "verdict", "summary", "reason"]].to_string(index=False))
     if csv_out:
