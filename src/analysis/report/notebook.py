@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 from IPython.display import Markdown, display
@@ -11,6 +11,9 @@ from IPython.display import Markdown, display
 from analysis.ingest.campaign import Campaign, load_campaign
 from analysis.ingest.per_run import one_row_per_run
 from analysis.report import overview
+
+if TYPE_CHECKING:
+    from analysis.verdicts.engine import Verdicts
 
 # How the report's tables print: long cell tables whole, four significant decimals.
 DISPLAY_OPTIONS = {"display.max_rows": 400, "display.max_columns": 30, "display.width": 200, "display.precision": 4}
@@ -47,3 +50,18 @@ def setup(campaign: str | Path, hypotheses: str | Path | None = None) -> Noteboo
     factors = overview.design_factors(data, runs)
     display(Markdown(overview.banner(data, runs, hypotheses)))
     return NotebookStart(data, runs, factors)
+
+
+def campaign_verdicts(campaign: str | Path, runs: pd.DataFrame, hypotheses: str | Path) -> Verdicts:
+    """Every claim of ``hypotheses`` on the campaign's runs, each row marked
+    registered or post hoc by the campaign's collect record, as ``netrepro
+    verdicts`` marks them: a directional claim gets its one-sided test only
+    when the file was registered before the first run, in the report as on
+    the command line (docs/statistics.md, "Pre-registration")::
+
+        verdicts, cells = campaign_verdicts(campaign, runs, hypotheses)
+    """
+    from analysis.verdicts import evaluate
+    from analysis.verdicts.registration import registration_of
+
+    return evaluate(runs, hypotheses, registration=registration_of(Path(campaign), Path(hypotheses)))
