@@ -28,6 +28,7 @@ from nbconvert import HTMLExporter
 
 from analysis import config
 from analysis.errors import ReportError
+from analysis.verdicts.rules import CLAIM_ORDER
 
 NOTEBOOK_DIR = config.notebooks_dir()
 NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")  # the order they run in
@@ -248,8 +249,7 @@ def build_paper(name: str, out_root: Path, echo=print) -> CampaignReport:
                           sorted((out_dir / "tables").glob("*.csv")), synthetic=False)
 
 
-VERDICT_ORDER = ("supported", "supported where printed", "agrees", "agrees where printed", "contradicted",
-                 "disagrees", "inconclusive", "tie", "restated", "untestable")
+VERDICT_ORDER = tuple(str(v) for v in CLAIM_ORDER)
 METRIC_WORDS = ("throughput", "rtt", "owd", "jitter", "cpu", "loss", "packets", "transactions")
 
 

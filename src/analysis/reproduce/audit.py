@@ -15,6 +15,7 @@ import pandas as pd
 from analysis.reproduce.crosscheck import FINDING_COLUMNS, cross_check
 from analysis.reproduce.lookup import Record
 from analysis.reproduce.tables import rebuild_tables
+from analysis.verdicts.rules import Verdict
 
 AUDIT_COLUMNS = FINDING_COLUMNS
 SEVERITIES = ("major", "minor", "plausibility")
@@ -37,7 +38,7 @@ def _derived(derived: pd.DataFrame) -> list[dict]:
 
 
 def _cell_text(c) -> str:
-    if c.verdict == "contradicted":
+    if c.verdict == Verdict.CONTRADICTED:
         return (f"at {c.cell}: {c.a} − {c.b} = {c.diff:.4g} from {c.diff_source}; "
                 f"Welch p_adj = {c.p_adj:.2g}, significant the other way")
     value = f"{c.diff:.4g}" if pd.notna(c.diff) else f"{c.pct:.4g}%"
@@ -46,7 +47,7 @@ def _cell_text(c) -> str:
 
 def _claims(record: Record, verdicts: pd.DataFrame, cells: pd.DataFrame) -> list[dict]:
     rows = []
-    bad = cells[cells["verdict"].isin(["contradicted", "disagrees"])]
+    bad = cells[cells["verdict"].isin([Verdict.CONTRADICTED, Verdict.DISAGREES])]
     for claim_id, part in bad.groupby("id", sort=False):
         claim = verdicts.set_index("id").loc[claim_id]
         rows.append({"id": f"claim:{claim_id}", "rule": "claim contradicted by the study's own numbers",

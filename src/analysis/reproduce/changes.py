@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.config import claims_dir
+from analysis.verdicts.rules import Verdict
 
 CHANGE_COLUMNS = ["previous_id", "previous_verdict", "id", "verdict", "class", "changed", "why", "quote"]
 
@@ -30,17 +31,17 @@ def previous_verdicts(study: str) -> pd.DataFrame:
 
 def _why(new: pd.Series, previous: str) -> str:
     verdict, note, missing = new["verdict"], str(new.get("note") or ""), str(new.get("missing") or "")
-    if verdict == "restated":
+    if verdict == Verdict.RESTATED:
         return "the only printed number is in the claim's own sentence: a restatement, not evidence"
-    if verdict == "disagrees" and "printed ranges" in note:
+    if verdict == Verdict.DISAGREES and "printed ranges" in note:
         return "printed ranges or extremes over sizes contradict it at some size: " + note
-    if verdict == "disagrees":
+    if verdict == Verdict.DISAGREES:
         return "a printed value goes the other way: " + note
-    if verdict == "tie":
+    if verdict == Verdict.TIE:
         return "the printed values are equal: a tie, not a contradiction"
-    if verdict == "untestable":
+    if verdict == Verdict.UNTESTABLE:
         return "no independent printed number bears on it: " + (missing or "see the claim's reason")
-    if previous == "untestable":
+    if previous == Verdict.UNTESTABLE:
         return f"numbers now read from the text bear on it (judged at {new['judged_at']})"
     return f"judged on the reconciled record ({new['judged']} cells; holds at {new['holds_at']})"
 

@@ -27,7 +27,7 @@ from analysis.reproduce.claims import Claim
 from analysis.reproduce.lookup import Record, load_record
 from analysis.reproduce.mirrors import Dataset, load_mirror, load_mirrors, mirror_available
 from analysis.verdicts import canon, evaluate_hypotheses
-from analysis.verdicts.rules import aggregate
+from analysis.verdicts.rules import Verdict, aggregate
 
 OUR_FACTORS = ("ip_version", "transport", "application", "size_bytes")
 DEFAULT_MARGIN_PCT = 5.0
@@ -171,9 +171,9 @@ def claim_specs(claim: Claim, dataset: str | Dataset, runs: pd.DataFrame,
 
 def _combine(verdicts: list[str], holds: str) -> str:
     """Sub-verdicts -> claim verdict: 'any' needs one supported split, else every split must."""
-    if holds == "any" and "supported" in verdicts:
-        return "supported"
-    return aggregate("all", verdicts, "supported", "contradicted", ("inconclusive", "untestable"))
+    if holds == "any" and Verdict.SUPPORTED in verdicts:
+        return Verdict.SUPPORTED
+    return aggregate("all", verdicts, Verdict.SUPPORTED, Verdict.CONTRADICTED, (Verdict.INCONCLUSIVE, Verdict.UNTESTABLE))
 
 
 def _test_text(specs: list[dict]) -> str:
@@ -194,7 +194,7 @@ def _evaluate(claim: Claim, dataset: Dataset, runs: pd.DataFrame, fixed: dict, c
         table = evaluate_hypotheses(runs, specs)
     except (NotComparable, HypothesisError) as err:
         text = str(err) if isinstance(err, NotComparable) else f"not comparable: {err}"
-        return {"our_verdict": "not comparable", "our_summary": text, "our_test": "", "adaptation": ""}
+        return {"our_verdict": Verdict.NOT_COMPARABLE, "our_summary": text, "our_test": "", "adaptation": ""}
     verdict = _combine(list(table["verdict"]), claim.holds)
     lines = [f"{r.id}: {r.verdict} ({r.reason})" if len(table) > 1 else f"{r.reason} ({r.test}, n={r.n})"
              for r in table.itertuples()]
@@ -226,7 +226,7 @@ def own_data_table(study: str, verdicts: pd.DataFrame | None = None, raw_dir: Pa
     rows = []
     for claim in claims:
         ours = (_evaluate(claim, dataset, runs, fixed, constants) if runs is not None else
-                {"our_verdict": "not comparable", "our_summary": f"our dataset {dataset_name} is not available",
+                {"our_verdict": Verdict.NOT_COMPARABLE, "our_summary": f"our dataset {dataset_name} is not available",
                  "our_test": "", "adaptation": ""})
         rows.append({"id": claim.id, "statement": claim.quote, "study_verdict": claim.study_verdict,
                      "published_verdict": _published(verdicts, claim.id), "dataset": dataset_name, **ours})
@@ -235,7 +235,7 @@ def own_data_table(study: str, verdicts: pd.DataFrame | None = None, raw_dir: Pa
 
 def own_data_counts(table: pd.DataFrame) -> dict:
     """How many claims are comparable, and our verdicts on them."""
-    comparable = table[table["our_verdict"] != "not comparable"]
+    comparable = table[table["our_verdict"] != Verdict.NOT_COMPARABLE]
     return {"claims": len(table), "comparable": len(comparable),
             **comparable["our_verdict"].value_counts().to_dict()}
 

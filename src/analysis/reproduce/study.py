@@ -16,6 +16,7 @@ from analysis.reproduce.mdd import mdd_summary, mdd_table
 from analysis.reproduce.own_data import own_data_table
 from analysis.reproduce.tables import rebuild_tables
 from analysis.reproduce.verdicts import evaluate_claims, summary_counts
+from analysis.verdicts.rules import CLAIM_ORDER
 
 
 EVIDENCE_COLUMNS = ["id", "cell", "a", "b", "mean_a", "sd_a", "mean_b", "sd_b", "n", "diff", "diff_source", "pct",
@@ -112,9 +113,7 @@ def overview_tables(study_stems: list[str], progress: bool = True) -> tuple[pd.D
 
     reproductions = [reproduce_study(s) for s in tqdm(study_stems, desc="studies", disable=not progress)]
     table = pd.DataFrame([{"title": r.record.design.get("title", ""), **r.counts()} for r in reproductions])
-    verdicts = [f"verdict_{v}" for v in ("supported", "supported where printed", "contradicted", "inconclusive",
-                                         "agrees", "agrees where printed", "disagrees", "tie", "restated",
-                                         "untestable")]
+    verdicts = [f"verdict_{v.value}" for v in CLAIM_ORDER]
     first = ["study", "title", "numbers", "tables", "figures", "claims", "tested", "descriptive", "untestable"]
     table = table.reindex(columns=[*first, *verdicts, *[c for c in table.columns if c not in first + verdicts]])
     counts = [c for c in table.columns if c not in ("study", "title")]

@@ -35,7 +35,7 @@ import pandas as pd
 from analysis.errors import ClaimsError
 from analysis.reproduce.claims import Claim
 from analysis.stats import adjust, directional_p, hedges_g_from_stats, tost_from_stats, welch_from_stats
-from analysis.verdicts.rules import aggregate, sign_aggregate, sign_verdict, tested_verdict
+from analysis.verdicts.rules import Verdict, aggregate, sign_aggregate, sign_verdict, tested_verdict, where_printed
 from analysis.verdicts.text import claim_text
 from analysis.reproduce.lookup import DIFF_STATS, MEAN_STATS, PCT_STATS, Record, level_label, single_value
 
@@ -186,12 +186,12 @@ def _missing(claim: Claim, c: dict) -> str:
 def _classify(claim: Claim, c: dict) -> str:
     no_margin = claim.sense == "equivalent" and claim.margin is None
     if no_margin:
-        return "unjudged"
+        return Verdict.UNJUDGED
     if c["diff"] is not None and None not in (c["sd_a"], c["sd_b"], c["n"]):
         return "tested"
     if c["diff"] is not None or c["pct"] is not None:
         return "descriptive"
-    return "unjudged"
+    return Verdict.UNJUDGED
 
 
 # ---------------------------------------------------------------- tests
@@ -224,7 +224,7 @@ def _tost(c: dict, margin: float) -> dict:
 def _descriptive_verdict(claim: Claim, c: dict) -> str:
     value = c["diff"] if c["diff"] is not None else c["pct"]
     if claim.sense == "equivalent" and c["diff"] is None:
-        return "unjudged"
+        return Verdict.UNJUDGED
     return sign_verdict(claim.sense, value, claim.margin, restated=c.get("restated", False))
 
 
@@ -252,7 +252,7 @@ def _judge_cells(claim: Claim, cells: list[dict]) -> None:
         if c["class"] == "descriptive":
             c["verdict"] = _descriptive_verdict(claim, c)
         elif c["class"] == "unjudged":
-            c["verdict"] = "unjudged"
+            c["verdict"] = Verdict.UNJUDGED
 
 
 def _p(p: float) -> str:
@@ -262,12 +262,12 @@ def _p(p: float) -> str:
 def _change_text(c: dict) -> str:
     """Why a tested cell's verdict is not what the one-sided tests gave: both p-values."""
     new, old = c["verdict"], c["verdict_one_sided"]
-    now = {"supported": f"two-sided p_adj {_p(c['p_adj'])} < {ALPHA:g} in the claimed direction",
-           "contradicted": f"two-sided p_adj {_p(c['p_adj'])} < {ALPHA:g} the other way"}.get(
+    now = {Verdict.SUPPORTED: f"two-sided p_adj {_p(c['p_adj'])} < {ALPHA:g} in the claimed direction",
+           Verdict.CONTRADICTED: f"two-sided p_adj {_p(c['p_adj'])} < {ALPHA:g} the other way"}.get(
         new, f"two-sided p_adj {_p(c['p_adj'])} ≥ {ALPHA:g}")
     one, other = _p(c["p_adj_one_sided"]), _p(c["p_outside_adj_one_sided"])
-    before = {"supported": f"the one-sided test formerly used gave {one} (supported)",
-              "contradicted": f"the one-sided test the other way formerly gave {other} (contradicted)"}.get(
+    before = {Verdict.SUPPORTED: f"the one-sided test formerly used gave {one} (supported)",
+              Verdict.CONTRADICTED: f"the one-sided test the other way formerly gave {other} (contradicted)"}.get(
         old, f"the one-sided tests formerly used gave {one} in the claimed direction and {other} the other way "
              f"({old})")
     return f"{now}; {before}"
@@ -284,18 +284,18 @@ def _range_verdict(holds: str, a: tuple, b: tuple) -> tuple[str, str] | None:
     (lo_a, hi_a), (lo_b, hi_b) = a, b
     if holds == "any":
         if hi_a is not None and hi_b is not None and hi_a > hi_b:
-            return "agrees", f"a's highest {hi_a:g} > b's highest {hi_b:g}: a > b at that size"
+            return Verdict.AGREES, f"a's highest {hi_a:g} > b's highest {hi_b:g}: a > b at that size"
         if hi_a is not None and lo_b is not None and hi_a < lo_b:
-            return "disagrees", f"a's highest {hi_a:g} < b's lowest {lo_b:g}: a < b at every size"
+            return Verdict.DISAGREES, f"a's highest {hi_a:g} < b's lowest {lo_b:g}: a < b at every size"
         return None
     if lo_a is not None and hi_b is not None and lo_a > hi_b:
-        return "agrees", f"a's lowest {lo_a:g} > b's highest {hi_b:g}: a > b at every size"
+        return Verdict.AGREES, f"a's lowest {lo_a:g} > b's highest {hi_b:g}: a > b at every size"
     if hi_a is not None and hi_b is not None and hi_b > hi_a:
-        return "disagrees", f"b's highest {hi_b:g} > a's highest {hi_a:g}: a < b where b peaks"
+        return Verdict.DISAGREES, f"b's highest {hi_b:g} > a's highest {hi_a:g}: a < b where b peaks"
     if lo_a is not None and lo_b is not None and lo_a < lo_b:
-        return "disagrees", f"a's lowest {lo_a:g} < b's lowest {lo_b:g}: a < b where a is lowest"
+        return Verdict.DISAGREES, f"a's lowest {lo_a:g} < b's lowest {lo_b:g}: a < b where a is lowest"
     if None not in (lo_a, hi_a, lo_b, hi_b):
-        return "undecided", f"ranges overlap (a {lo_a:g}–{hi_a:g}, b {lo_b:g}–{hi_b:g}): not decided by them"
+        return Verdict.UNDECIDED, f"ranges overlap (a {lo_a:g}–{hi_a:g}, b {lo_b:g}–{hi_b:g}): not decided by them"
     return None
 
 
@@ -326,7 +326,7 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
                           for f in _per(claim) if f != "size_bytes")
         out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed ranges)",
                     "a": level_label(factor, level_a), "b": level_label(factor, level_b),
-                    "class": "range", "verdict": "restated" if restated else verdict, "_group": group,
+                    "class": "range", "verdict": Verdict.RESTATED if restated else verdict, "_group": group,
                     "diff_source": "printed ranges" + (" — the claim's own sentence" if restated else ""),
                     "note": why, "missing": ""})
     return out
@@ -339,19 +339,19 @@ def _combined(holds: str, tested_verdicts: list[str], signs: list[str]) -> str:
     (descriptive cells, printed ranges).  all: a significant contradiction
     decides; then a printed value the wrong way (untested: 'disagrees'); then
     a non-significant cell; any: one supporting cell suffices."""
-    evidence = [v for v in signs if v != "restated"]
+    evidence = [v for v in signs if v != Verdict.RESTATED]
     if holds == "any":
-        if "supported" in tested_verdicts:
-            return "supported"
-        if "agrees" in evidence and not tested_verdicts:
-            return "agrees"
+        if Verdict.SUPPORTED in tested_verdicts:
+            return Verdict.SUPPORTED
+        if Verdict.AGREES in evidence and not tested_verdicts:
+            return Verdict.AGREES
     elif holds == "all":
-        if "contradicted" in tested_verdicts:
-            return "contradicted"
-        if "disagrees" in evidence:
-            return "disagrees"
+        if Verdict.CONTRADICTED in tested_verdicts:
+            return Verdict.CONTRADICTED
+        if Verdict.DISAGREES in evidence:
+            return Verdict.DISAGREES
     if tested_verdicts:
-        return aggregate(holds, tested_verdicts, "supported", "contradicted", ("inconclusive",))
+        return aggregate(holds, tested_verdicts, Verdict.SUPPORTED, Verdict.CONTRADICTED, (Verdict.INCONCLUSIVE,))
     return sign_aggregate(holds, signs)
 
 
@@ -362,13 +362,13 @@ def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
     gave; only tested cells differ)."""
     tested = [c[key] for c in sized if c["class"] == "tested"]
     signs = [c["verdict"] for c in sized if c["class"] == "descriptive"]
-    signs += [c["verdict"] for c in ranges if c["verdict"] != "undecided"]
+    signs += [c["verdict"] for c in ranges if c["verdict"] != Verdict.UNDECIDED]
     verdict = _combined(claim.holds, tested, signs)
-    proven = [c["_group"] for c in ranges if c["verdict"] == "agrees"]  # holds at every size of the group
-    holding = [c for c in sized if c.get(key) in ("supported", "agrees") or c.get("_key") in proven]
+    proven = [c["_group"] for c in ranges if c["verdict"] == Verdict.AGREES]  # holds at every size of the group
+    holding = [c for c in sized if c.get(key) in (Verdict.SUPPORTED, Verdict.AGREES) or c.get("_key") in proven]
     need = len(sized) if claim.holds == "all" else len(sized) // 2 + 1 if claim.holds == "most" else 1
-    if verdict in ("supported", "agrees") and len(holding) < need:
-        verdict += " where printed"  # the printed evidence covers too few of the claim's cells
+    if verdict in (Verdict.SUPPORTED, Verdict.AGREES) and len(holding) < need:
+        verdict = where_printed(verdict)  # the printed evidence covers too few of the claim's cells
     return verdict, holding
 
 
@@ -388,31 +388,31 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
            "study_verdict": claim.study_verdict, "metric": claim.metric, "claim": _claim_text(claim),
            "over": claim.over, "registration": REGISTRATION, "note": claim.note, "p_adj": np.nan,
            "p_adj_one_sided": np.nan, "diff": np.nan, "hedges_g": np.nan}
-    if not (tested or descriptive or [c for c in ranges if c["verdict"] != "undecided"]):
+    if not (tested or descriptive or [c for c in ranges if c["verdict"] != Verdict.UNDECIDED]):
         missing = sorted({c["missing"] for c in cells if c["missing"]})
-        return row | {"class": "untestable", "verdict": "untestable", "judged": f"0 of {len(sized)}",
+        return row | {"class": "untestable", "verdict": Verdict.UNTESTABLE, "judged": f"0 of {len(sized)}",
                       "holds_at": "", "judged_at": "", "missing": "; ".join(missing)}
     verdict, holding = _claim_verdict(claim, sized, ranges)
     if tested:
-        against = [c for c in tested if c["verdict"] == "contradicted"]
+        against = [c for c in tested if c["verdict"] == Verdict.CONTRADICTED]
         deciding = against[0] if against else max(tested, key=lambda c: c["p_adj"])
         row |= {"p_adj": deciding["p_adj"], "p_adj_one_sided": deciding.get("p_adj_one_sided", np.nan),
                 "diff": deciding["diff"], "hedges_g": deciding["hedges_g"]}
         former, _ = _claim_verdict(claim, sized, ranges, "verdict_one_sided")
         if former != verdict:
             row["note"] = "; ".join(filter(None, [row["note"], _two_sided_note(tested, verdict, former)]))
-    disagree = [c["cell"] for c in descriptive + ranges if c["verdict"] == "disagrees"]
+    disagree = [c["cell"] for c in descriptive + ranges if c["verdict"] == Verdict.DISAGREES]
     if disagree:
         row["note"] = "; ".join(filter(None, [row["note"], "printed values disagree at " + ", ".join(disagree)]))
     for c in ranges:
         row["note"] = "; ".join(filter(None, [row["note"], f"{c['cell']}: {c['note']}"]))
-    judged = tested + [c for c in descriptive if c["verdict"] != "restated"]
+    judged = tested + [c for c in descriptive if c["verdict"] != Verdict.RESTATED]
     unjudged = [c for c in sized if c["class"] == "unjudged"]
     kind = "tested" if tested else "descriptive"
     return row | {"class": kind, "verdict": verdict,
                   "judged": f"{len(judged)} of {len(sized)}",
                   "holds_at": f"{len(holding)} of {len(sized)}",
-                  "judged_at": " | ".join(c["cell"] for c in judged + ranges if c["verdict"] != "undecided"),
+                  "judged_at": " | ".join(c["cell"] for c in judged + ranges if c["verdict"] != Verdict.UNDECIDED),
                   "missing": f"not judged at {len(unjudged)} cell(s): no mean or difference printed"
                   if unjudged else ""}
 
@@ -428,7 +428,7 @@ def _not_testable(claim: Claim) -> dict:
     """A claim no printed number can bear on (a cause, a comparison nothing is printed for)."""
     return {"id": claim.id, "quote": claim.quote, "source": claim.source, "study_verdict": claim.study_verdict,
             "metric": claim.metric, "claim": _claim_text(claim), "over": claim.over, "note": claim.note,
-            "class": "untestable", "registration": REGISTRATION, "verdict": "untestable", "judged": "0 of 0",
+            "class": "untestable", "registration": REGISTRATION, "verdict": Verdict.UNTESTABLE, "judged": "0 of 0",
             "holds_at": "", "judged_at": "", "p_adj": np.nan, "p_adj_one_sided": np.nan, "diff": np.nan,
             "hedges_g": np.nan,
             "missing": claim.reason or "no printed number bears on it"}

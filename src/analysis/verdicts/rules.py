@@ -34,10 +34,24 @@ class Verdict(str, Enum):
     DISAGREES = "disagrees"
     TIE = "tie"
     RESTATED = "restated"
+    SUPPORTED_WHERE_PRINTED = "supported where printed"
+    AGREES_WHERE_PRINTED = "agrees where printed"
+    UNJUDGED = "unjudged"  # a study's cell with no printed number
+    UNDECIDED = "undecided"  # printed ranges that overlap
+    NOT_COMPARABLE = "not comparable"  # a study's claim our own data cannot speak to
 
 
 VERDICTS = (Verdict.SUPPORTED, Verdict.CONTRADICTED, Verdict.INCONCLUSIVE, Verdict.UNTESTABLE)
 SIGN_VERDICTS = (Verdict.AGREES, Verdict.DISAGREES, Verdict.TIE, Verdict.RESTATED)
+CLAIM_ORDER = (Verdict.SUPPORTED, Verdict.SUPPORTED_WHERE_PRINTED, Verdict.AGREES, Verdict.AGREES_WHERE_PRINTED,
+               Verdict.CONTRADICTED, Verdict.DISAGREES, Verdict.INCONCLUSIVE, Verdict.TIE, Verdict.RESTATED,
+               Verdict.UNTESTABLE)  # how pages count and list a table's verdicts
+
+
+def where_printed(verdict: str) -> Verdict:
+    """A study's support that its printed numbers show at too few of the claim's cells."""
+    return {Verdict.SUPPORTED: Verdict.SUPPORTED_WHERE_PRINTED,
+            Verdict.AGREES: Verdict.AGREES_WHERE_PRINTED}[Verdict(verdict)]
 
 
 def tested_verdict(direction: str, diff: float, p_adj: float, alpha: float,
