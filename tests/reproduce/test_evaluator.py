@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 
 from analysis.reproduce import evaluate_claims, load_record, mdd_table, minimum_detectable_difference, recompute_derived
+from analysis.reproduce.claims import studies
 from analysis.reproduce.study import reproduce_study
 
 S000, S002 = "000_4e5320b6fe1e825c", "002_6c0e8c5c95705e2f"
@@ -146,3 +147,15 @@ def test_every_finding_has_a_rule_and_a_severity():
         audit = reproduce_study(study).audit
         assert audit["rule"].str.len().gt(0).all()
         assert audit["severity"].isin(["major", "minor", "plausibility"]).all()
+
+
+def test_the_audit_never_calls_contradicted_a_claim_the_verdicts_uphold():
+    """Issue 23: 14 major audit rows once flagged claims the verdict table called agrees, supported or tie."""
+    flagged = {}
+    for study in studies():
+        r = reproduce_study(study)
+        verdict = r.verdicts.set_index("id")["verdict"]
+        flagged |= {(study, row.id): verdict[row.id.split(":", 1)[1]]
+                    for row in r.audit.itertuples() if row.id.startswith("claim:")}
+    assert flagged, "the studies' own numbers refute some of their claims"
+    assert set(flagged.values()) <= {"contradicted", "disagrees"}, flagged

@@ -45,11 +45,20 @@ def _cell_text(c) -> str:
     return f"at {c.cell}: {c.a} − {c.b} = {value} from {c.diff_source}"
 
 
+REFUTED = (Verdict.CONTRADICTED, Verdict.DISAGREES)
+
+
 def _claims(record: Record, verdicts: pd.DataFrame, cells: pd.DataFrame) -> list[dict]:
+    """A claim the verdict table refutes, with the cells that refute it. A cell
+    against a claim that holds as quantified ('any', 'most', its named
+    exceptions) refutes nothing: the audit and the verdicts tell one story."""
     rows = []
-    bad = cells[cells["verdict"].isin([Verdict.CONTRADICTED, Verdict.DISAGREES])]
+    bad = cells[cells["verdict"].isin(REFUTED)]
+    claims = verdicts.set_index("id")
     for claim_id, part in bad.groupby("id", sort=False):
-        claim = verdicts.set_index("id").loc[claim_id]
+        claim = claims.loc[claim_id]
+        if claim["verdict"] not in REFUTED:
+            continue
         rows.append({"id": f"claim:{claim_id}", "rule": "claim contradicted by the study's own numbers",
                      "severity": "major", "source": claim["source"], "quote": claim["quote"],
                      "recomputation": f"claimed {claim['claim']}; " + "; ".join(_cell_text(c) for c in part.itertuples()),
