@@ -18,6 +18,7 @@ from scipy import stats
 from analysis.errors import HypothesisError
 from analysis.ingest.campaign import load_campaign
 from analysis.ingest.per_run import one_row_per_run
+from analysis.stats import power_for_change
 from analysis.verdicts import VERDICTS, evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,7 +175,21 @@ def test_tiny_groups_skip_the_pre_tests_and_call_the_runs_needed_rough():
     row = row_of(runs([10.0, 12.0, 11.0], [10.5, 11.5, 12.5], "throughput_mbps"), claim("greater", "throughput_mbps"))
     assert row["verdict"] == "inconclusive"
     assert row["assumptions"].startswith("pre-tests skipped: 3 run(s) in the smallest cell")
-    assert "rough: the spread comes from fewer than 5 runs" in row["reason"]
+    assert "power not stated: the spread of so few runs is too uncertain (rough: need " in row["reason"]
+
+
+def test_power_is_stated_from_ten_runs_at_the_tests_df_and_alpha_over_the_family():
+    rng = np.random.default_rng(8)
+    data = pd.DataFrame([{"size": size, "ip_version": ip, "status": "ok", "throughput_mbps": rng.normal(100, 10)}
+                         for size in (1, 2) for ip in (4, 6) for _ in range(12)])
+    table = evaluate(data, [claim("different", "throughput_mbps", per="size")]).cells
+    for cell in table.itertuples():
+        sub = data[data["size"] == int(cell.cell.split("=")[1])]
+        a, b = (sub.loc[sub["ip_version"] == v, "throughput_mbps"].to_numpy() for v in (4, 6))
+        cv = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) / b.mean()
+        welch_df = stats.ttest_ind(a, b, equal_var=False).df
+        assert cell.power == pytest.approx(power_for_change(5, cv, 12, 12, 0.05 / 2, df=welch_df))
+        assert "underpowered: power " in cell.reason
 
 
 def test_many_groups_with_a_constant_group_use_a_robust_f_not_welch():
@@ -231,3 +246,73 @@ def test_the_python_and_cli_paths_give_the_same_table(tmp_path):
     assert list(cli["id"]) == list(python["id"]) and list(cli["verdict"]) == list(python["verdict"])
     assert cli["p_adj"].astype(float).tolist() == pytest.approx(python["p_adj"].tolist(), nan_ok=True)
     assert list(cli["summary"]) == list(python["summary"])
+
+
+# Found by a second reader trying to break the engine (SYNTHETIC data)
+
+def test_groups_constant_up_to_rounding_are_constant():
+    row = row_of(runs([0.7] * 6, [1.0] * 6, "throughput_mbps"), claim("different", "throughput_mbps"))
+    assert row["verdict"] == "untestable" and row["reason"].startswith("no variance: every run gave 0.7 Mbit/s")
+
+
+def test_a_pooled_model_that_fits_exactly_is_untestable_not_p_zero():
+    data = pd.DataFrame({"ip_version": [4] * 6 + [6] * 6, "size": ([64] * 3 + [128] * 3) * 2, "status": "ok",
+                         "throughput_mbps": [10] * 3 + [30] * 3 + [20] * 3 + [40] * 3})
+    row = row_of(data, claim("different", "throughput_mbps", per="size", holds="pooled"))
+    assert row["verdict"] == "untestable" and "the fit is exact" in row["reason"]
+
+
+def test_a_group_that_shares_no_block_cannot_be_compared_pooled():
+    data = pd.DataFrame({"ip_version": [4] * 6 + [6] * 6 + [8] * 3, "size": [1, 1, 1, 2, 2, 2] * 2 + [3] * 3,
+                         "status": "ok", "throughput_mbps": [10, 11, 12, 20, 21, 22] * 2 + [50, 51, 52]})
+    row = row_of(data, claim("different", "throughput_mbps", levels=(4, 6, 8), per="size", holds="pooled"))
+    assert row["verdict"] == "untestable"
+    assert "group 8 shares no block with another group" in row["reason"]
+
+
+def test_a_rank_test_on_mostly_zero_loss_takes_its_direction_from_p_a_above_b():
+    a, b = [0] * 8 + [1, 2, 1, 3, 1, 2], [0] * 14
+    row = row_of(runs(a, b), claim("greater", test="mann-whitney"))
+    assert row["diff"] == 0 and row["effect_size"] > 0.5  # the median shift is 0, P(a > b) is not ½
+    assert row["verdict"] == "supported" and "IPv4 higher" in row["summary"]
+
+
+def test_a_small_tied_rank_test_is_exact_not_the_normal_approximation():
+    row = row_of(runs([0, 0, 0, 1], [2, 2, 2]), claim("less", test="mann-whitney"))
+    assert row["p"] == pytest.approx(2 / 35) and row["verdict"] == "inconclusive"
+
+
+def test_more_than_one_constant_group_has_no_omnibus_test():
+    row = row_of(runs([1.0] * 3, [2.0] * 3, c=[1.0, 2.0, 3.0]), claim("different", levels=(4, 6, 8)))
+    assert row["verdict"] == "untestable" and row["reason"].startswith("no variance in 2 groups")
+
+
+def test_huge_values_are_untestable_not_a_crash():
+    row = row_of(runs([1e78, 2e78, 3e78], [1e78, 2e78, 4e78]), claim("different"))
+    assert row["verdict"] == "untestable" and row["reason"].startswith("no test could be computed")
+
+
+def test_a_contradicted_row_carries_the_p_of_the_other_direction():
+    from analysis.verdicts import Registration
+
+    a, b = [10.2, 10.9, 11.4, 10.6, 11.1, 10.4], [10.0, 10.3, 10.1, 10.6, 9.8, 10.2]
+    row = evaluate(runs(a, b, "throughput_mbps"), [claim("less", "throughput_mbps")],
+                   Registration(True, "registered")).table.iloc[0]
+    assert row["verdict"] == "contradicted" and row["p_adj"] > 0.9 and row["p_other_adj"] < 0.05
+    assert f"p_adj={row['p_other_adj']:.3g}" in row["reason"]
+
+
+def test_one_way_delays_get_no_percent_change():
+    row = row_of(runs([1.2, 1.4, 1.3, 1.5, 1.1], [2.2, 2.4, 2.3, 2.5, 2.1], "owd_ms"), claim("less", "owd_ms"))
+    assert np.isnan(row["estimate_pct"]) and row["summary"].startswith("IPv4 vs IPv6: -1 ms [")
+
+
+def test_confidence_levels_are_printed_unrounded():
+    row = row_of(runs([10.0, 11, 12, 13, 10], [10.5, 11, 12, 12.5, 10], "throughput_mbps"),
+                 claim("equivalent", "throughput_mbps", margin=2, alpha=0.001))
+    assert "the 99.8% CI" in row["reason"] and "(99.8% CI)" in row["summary"]
+
+
+def test_a_level_named_twice_is_refused():
+    with pytest.raises(HypothesisError, match="level 4 is named twice"):
+        evaluate(runs([1, 2], [1, 2]), [claim("different", levels=(4, 4.0))])

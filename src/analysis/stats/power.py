@@ -20,11 +20,12 @@ MAX_RUNS = 10**6
 
 
 def power_t(n: float, delta: float, sd: float = 1.0, alpha: float = 0.05,
-            ratio: float = 1.0, sides: int = 2) -> float:
+            ratio: float = 1.0, sides: int = 2, df: float | None = None) -> float:
     """Power of a t-test (two-sided, or one-sided in the effect's direction
-    with ``sides=1``) with n in group a and ratio·n in group b."""
+    with ``sides=1``) with n in group a and ratio·n in group b; ``df`` the
+    test's degrees of freedom (Welch's from the data), n + n_b − 2 by default."""
     n_b = ratio * n
-    df = n + n_b - 2
+    df = n + n_b - 2 if df is None else df
     ncp = abs(delta) / (sd * np.sqrt(1 / n + 1 / n_b))
     return float(stats.nct.sf(stats.t.ppf(1 - alpha / sides, df), df, ncp))
 
@@ -42,11 +43,11 @@ def n_per_group(delta: float, sd: float = 1.0, alpha: float = 0.05,
 
 
 def power_for_change(change_pct: float, cv: float, n_a: int, n_b: int,
-                     alpha: float = 0.05, sides: int = 2) -> float:
+                     alpha: float = 0.05, sides: int = 2, df: float | None = None) -> float:
     """Power to detect a relative change of change_pct % at coefficient of variation cv."""
     if not (cv > 0 and n_a >= 2 and n_b >= 2):
         return np.nan
-    return power_t(n_a, change_pct / 100, sd=cv, alpha=alpha, ratio=n_b / n_a, sides=sides)
+    return power_t(n_a, change_pct / 100, sd=cv, alpha=alpha, ratio=n_b / n_a, sides=sides, df=df)
 
 
 def runs_needed(change_pct: float, cv: float, alpha: float = 0.05,

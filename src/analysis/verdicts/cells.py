@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats as st
+from analysis.ingest.schema import MAY_BE_NEGATIVE
 from analysis.naming import unit_of
 from analysis.verdicts.rules import Verdict
 from analysis.verdicts.spec import Hypothesis, canon
@@ -51,11 +52,15 @@ class CellTest:
     effect_ci_high: float = NAN
     n_a: float = NAN
     n_b: float = NAN
-    power: float = NAN
-    runs_needed: float = NAN
-    rough: bool = False
+    cv: float = NAN  # pooled SD over b's mean: what power and runs needed are computed from (engine)
     margin: float = NAN
     note: str = ""
+
+    def direction(self) -> float:
+        """Which way the tested effect points (> 0: a above b): the sign of the
+        quantity the test is about — P(a > b) − ½ for a rank test, whose
+        Hodges–Lehmann shift can be 0 when most runs tie (loss 0 %)."""
+        return self.effect_size - 0.5 if self.effect_name == "P(a>b)" else self.diff
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,11 @@ class NoTest:
 Evidence = CellTest | NoTest
 
 
+def constant(x: np.ndarray) -> bool:
+    """Every value the same (a std of 1e-16 from rounding a mean is no spread)."""
+    return bool(x.size) and np.ptp(x) == 0
+
+
 def _both_sided(p_claimed: float, p_other: float, one_sided: bool, p_two: float) -> tuple[float, float]:
     """(p, p_outside): the two one-sided p of a registered directional claim,
     else the two-sided p for both (a significant result's sign then decides)."""
@@ -87,23 +97,19 @@ def _margin(hyp: Hypothesis, b: np.ndarray) -> float:
 
 def _as_pct(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, base: float, diff: float, low: float, high: float):
     """The estimate and its CI as % of the baseline (b's mean or median). Only
-    on a ratio scale: every value > 0 and the interval above −100 %;
-    otherwise NaN and the summary gives the difference in the metric's units."""
-    if not (np.all(a > 0) and np.all(b > 0) and base > 0):
+    on a ratio scale: every value > 0 and the interval above −100 %, and not
+    for a one-way delay (its level is a clock offset); otherwise NaN and the
+    summary gives the difference in the metric's units."""
+    if hyp.metric in MAY_BE_NEGATIVE or not (np.all(a > 0) and np.all(b > 0) and base > 0):
         return {}
     pct = {"estimate_pct": 100 * diff / base, "estimate_ci_low": 100 * low / base,
            "estimate_ci_high": 100 * high / base}
     return pct if pct["estimate_ci_low"] > -100 else {}
 
 
-def _power(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, sides: int) -> dict:
-    """Power to detect min_effect_pct at the observed spread, and the runs that would reach 80 %."""
-    cv = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) / abs(b.mean()) if b.mean() else NAN
-    if not cv > 0:
-        return {}
-    return {"power": st.power_for_change(hyp.min_effect_pct, cv, a.size, b.size, hyp.alpha, sides=sides),
-            "runs_needed": st.runs_needed(hyp.min_effect_pct, cv, hyp.alpha, sides=sides),
-            "rough": min(a.size, b.size) < SMALL_N}
+def _cv(a: np.ndarray, b: np.ndarray) -> float:
+    """Pooled SD over b's mean: the spread a change of min_effect_pct is measured against."""
+    return float(np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) / abs(b.mean())) if b.mean() else NAN
 
 
 def _no_variance(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, margin: float) -> NoTest:
@@ -138,7 +144,7 @@ def _welch(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> Ce
                     diff_ci_low=welch.diff_ci_low, diff_ci_high=welch.diff_ci_high, conf=conf,
                     **_as_pct(hyp, a, b, float(b.mean()), welch.diff, welch.diff_ci_low, welch.diff_ci_high),
                     effect_name="hedges_g", effect_size=g.estimate, effect_ci_low=g.ci_low, effect_ci_high=g.ci_high,
-                    n_a=a.size, n_b=b.size, **_power(hyp, a, b, 1 if one_sided else 2))
+                    n_a=a.size, n_b=b.size, cv=_cv(a, b))
 
 
 def _rank(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> CellTest:
@@ -171,8 +177,7 @@ def _tost(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, margin: float) -> CellT
                     diff=welch.diff, diff_ci_low=welch.diff_ci_low, diff_ci_high=welch.diff_ci_high, conf=conf,
                     **_as_pct(hyp, a, b, float(b.mean()), welch.diff, welch.diff_ci_low, welch.diff_ci_high),
                     effect_name="hedges_g", effect_size=g.estimate, effect_ci_low=g.ci_low,
-                    effect_ci_high=g.ci_high, n_a=a.size, n_b=b.size, margin=margin,
-                    **_power(hyp, a, b, 2))
+                    effect_ci_high=g.ci_high, n_a=a.size, n_b=b.size, margin=margin)
 
 
 def two_groups(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, test: str, one_sided: bool) -> Evidence:
@@ -181,7 +186,7 @@ def two_groups(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, test: str, one_sid
     if hyp.direction == "equivalent" and not margin > 0:
         return NoTest(f"margin_pct {hyp.margin_pct:g}% of a mean of {b.mean():g} is no margin; "
                       "give an absolute 'margin' in metric units", n_a=a.size, n_b=b.size)
-    if a.std() == 0 and b.std() == 0:
+    if constant(a) and constant(b):
         return _no_variance(hyp, a, b, margin)
     if hyp.direction == "equivalent":
         return _tost(hyp, a, b, margin)
@@ -199,14 +204,18 @@ def many_groups(hyp: Hypothesis, groups: dict[str, np.ndarray]) -> Evidence:
     """More than two groups, direction 'different': Welch's ANOVA with
     Games–Howell contrasts; an HC3-robust F when a group has no variance
     (Welch weighs each group by n/variance); no test when none has any."""
-    constant = [k for k, v in groups.items() if v.std() == 0]
+    fixed = [k for k, v in groups.items() if constant(v)]
     n = sum(v.size for v in groups.values())
-    if len(constant) == len(groups):
+    if len(fixed) == len(groups):
         values = ", ".join(f"{k}: {v[0]:g}" for k, v in groups.items())
         return NoTest(f"no variance: every run of each group gave one value ({values}); no test applies", n_a=n)
     y = np.concatenate(list(groups.values()))
     g = np.concatenate([[k] * v.size for k, v in groups.items()])
-    if constant:
+    if fixed:
+        if len(fixed) > 1:
+            values = ", ".join(f"{k}: {groups[k][0]:g}" for k in fixed)
+            return NoTest(f"no variance in {len(fixed)} groups (every run gave one value: {values}); their "
+                          "difference is deterministic and no test of all groups applies", n_a=n)
         fit = st.blocked_groups(y, g)
         # Wald contrasts are a − b; the note names them that way
         return CellTest(test="OLS F on group (HC3; Welch's ANOVA needs variance in every group)", p=fit["p"],
@@ -239,10 +248,15 @@ def pooled(hyp: Hypothesis, data: pd.DataFrame, one_sided: bool) -> Evidence:
     on group with its pairwise contrasts for more."""
     counts = data["_group"].value_counts()
     if len(counts) < len(hyp.compare.labels()) or counts.min() < 2:
-        return NoTest(f"fewer than 2 successful runs in a compared group ({dict(counts)})")
-    if data[hyp.metric].std() == 0:
-        return NoTest(f"no variance: every run gave {data[hyp.metric].iloc[0]:g}; no test applies")
+        have = ", ".join(f"{k}: {v}" for k, v in counts.items()) or "none"
+        return NoTest(f"fewer than 2 successful runs in a compared group (runs per group: {have})")
+    if not np.all(np.isfinite(data[hyp.metric].to_numpy(float))):
+        return NoTest(f"non-finite values of {hyp.metric}")
     block = data[hyp.per].map(canon)
+    spread = data.groupby([data["_group"], block])[hyp.metric].agg(np.ptp)
+    if spread.max() == 0:
+        return NoTest(f"no variance within the {hyp.compare.factor} × {hyp.per} cells: every cell's runs "
+                      "gave one value, the fit is exact and no test applies")
     try:
         if len(hyp.compare.labels()) > 2:
             fit = st.blocked_groups(data[hyp.metric], data["_group"], block)
@@ -261,9 +275,9 @@ def _pooled_difference(hyp: Hypothesis, data: pd.DataFrame, block: pd.Series, on
     p, outside = (st.directional_p(fit["statistic"], fit["df"], hyp.direction)
                   if hyp.direction in ("greater", "less") else (NAN, NAN))
     p, outside = _both_sided(p, outside, one_sided, fit["p"])
-    base = fit["base_mean"]
-    pct = ({"estimate_pct": 100 * fit["diff"] / base, "estimate_ci_low": 100 * fit["diff_ci_low"] / base,
-            "estimate_ci_high": 100 * fit["diff_ci_high"] / base} if base > 0 else {})
+    a = data.loc[data["_group"] == a_label, hyp.metric].to_numpy(float)
+    b = data.loc[data["_group"] != a_label, hyp.metric].to_numpy(float)
+    pct = _as_pct(hyp, a, b, fit["base_mean"], fit["diff"], fit["diff_ci_low"], fit["diff_ci_high"])
     return CellTest(test=f"OLS {hyp.metric} ~ group + {hyp.per} (HC3)" + (", one-sided" if one_sided else ""),
                     p=p, p_outside=outside, statistic=fit["statistic"], df=fit["df"],
                     estimate=f"difference adjusted for {hyp.per}", diff=fit["diff"],
@@ -289,12 +303,12 @@ def interaction(hyp: Hypothesis, data: pd.DataFrame) -> Evidence:
     counts = frame.groupby(["_group", "_other"]).size()
     if len(counts) < len(hyp.compare.labels()) * levels or counts.min() < 2:
         return NoTest(f"some {hyp.compare.factor} × {other} cells have fewer than 2 runs")
-    if frame.groupby(["_group", "_other"])[hyp.metric].std().max() == 0:
+    if not np.all(np.isfinite(frame[hyp.metric].to_numpy(float))):
+        return NoTest(f"non-finite values of {hyp.metric}")
+    if frame.groupby(["_group", "_other"])[hyp.metric].agg(np.ptp).max() == 0:
         return NoTest(f"no variance within the {hyp.compare.factor} × {other} cells; no test applies",
                       n_a=len(frame))
     res = st.interaction_test(frame, hyp.metric, "_group", "_other")
-    return _finite(CellTest(test="two-way ANOVA interaction" + (" (HC3)" if res["robust"] else ""),
-                            p=res["p"], statistic=res["statistic"], df_num=res["df_num"], df=res["df"],
-                            effect_name="partial_eta_sq", effect_size=res["partial_eta_sq"],
-                            n_a=len(frame), n_b=0,
-                            note="used: HC3-robust F (unequal cell variances)" if res["robust"] else ""))
+    return _finite(CellTest(test="two-way ANOVA interaction (HC3)", p=res["p"], statistic=res["statistic"],
+                            df_num=res["df_num"], df=res["df"], effect_name="partial_eta_sq",
+                            effect_size=res["partial_eta_sq"], n_a=len(frame), n_b=0))

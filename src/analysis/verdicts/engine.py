@@ -25,6 +25,7 @@ import pandas as pd
 from analysis import stats as st
 from analysis.errors import HypothesisError
 from analysis.ingest.per_run import one_row_per_run
+from analysis.ingest.schema import MAY_BE_NEGATIVE
 from analysis.naming import unit_of
 from analysis.verdicts.cells import CellTest, Evidence, NoTest, interaction, per_cell, pooled
 from analysis.verdicts.policy import assumption_checks, pick_test
@@ -32,11 +33,11 @@ from analysis.verdicts.registration import POST_HOC, Registration
 from analysis.verdicts.rules import Verdict, aggregate, tested_verdict
 from analysis.verdicts.selection import select, split_cells
 from analysis.verdicts.spec import Hypothesis, as_hypotheses, check_against
-from analysis.verdicts.text import assumptions_text, cell_summary, claim_text, n_text, weak_reason
+from analysis.verdicts.text import assumptions_text, cell_summary, claim_text, n_text, percent, weak_reason
 
 HYPOTHESIS_COLUMNS = [
     "id", "statement", "source", "metric", "claim", "registration", "test", "verdict", "reason",
-    "cell", "statistic", "df_num", "df", "p", "p_adj", "correction", "family", "alpha",
+    "cell", "statistic", "df_num", "df", "p", "p_adj", "p_other_adj", "correction", "family", "alpha",
     "estimate", "estimate_pct", "estimate_ci_low", "estimate_ci_high",
     "diff", "diff_ci_low", "diff_ci_high", "conf",
     "effect_name", "effect_size", "effect_ci_low", "effect_ci_high",
@@ -44,10 +45,13 @@ HYPOTHESIS_COLUMNS = [
 ]
 CELL_COLUMNS = [
     "id", "cell", "test", "verdict", "reason", "statistic", "df_num", "df", "p",
-    "p_adj", "estimate", "estimate_pct", "estimate_ci_low", "estimate_ci_high", "diff",
+    "p_adj", "p_other_adj", "estimate", "estimate_pct", "estimate_ci_low", "estimate_ci_high", "diff",
     "diff_ci_low", "diff_ci_high", "conf", "effect_name", "effect_size", "effect_ci_low",
     "effect_ci_high", "n_a", "n_b", "power", "summary", "note",
 ]
+
+
+POWER_MIN_N = 10  # runs a group from which the stated power is within ±5 points of the simulated one
 
 
 class Verdicts(NamedTuple):
@@ -68,12 +72,15 @@ class Judged:
     p_adj: float = math.nan
     p_outside_adj: float = math.nan
     summary: str = ""
+    power: float = math.nan
 
     def row(self, hyp_id: str) -> dict:
         fields = asdict(self.evidence)
         row = {c: fields.get(c, math.nan) for c in CELL_COLUMNS}
         return row | {"id": hyp_id, "cell": self.name, "verdict": str(self.verdict), "reason": self.reason,
-                      "p_adj": self.p_adj, "summary": self.summary, "test": fields.get("test", ""),
+                      "p_adj": self.p_adj, "p_other_adj": self.p_outside_adj, "summary": self.summary,
+                      "test": fields.get("test", ""),
+                      "power": self.power,
                       "note": fields.get("note", ""), "estimate": fields.get("estimate", ""),
                       "effect_name": fields.get("effect_name", "")}
 
@@ -101,7 +108,7 @@ def evaluate(runs: pd.DataFrame, path_or_specs, registration: Registration = POS
     adjusted = _adjust(claims)
     rows, cells = [], []
     for claim in claims:
-        judged = [_judge(claim, name, ev, *adjusted.get((claim.hyp.id, name), (math.nan, math.nan)))
+        judged = [_judge(claim, name, ev, *adjusted.get((claim.hyp.id, name), (math.nan, math.nan, 0)))
                   for name, ev in claim.cells]
         table = pd.DataFrame([j.row(claim.hyp.id) for j in judged], columns=CELL_COLUMNS)
         rows.append(_summarize(claim, judged, table, registration))
@@ -147,10 +154,10 @@ def _guarded(compute: Callable[[], Evidence]) -> Evidence:
     """A numerical failure on odd data is a cell no test applies to, said so;
     warnings of arithmetic on such data are not the reader's concern here."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore")
         try:
             return compute()
-        except (ValueError, ZeroDivisionError, np.linalg.LinAlgError) as err:
+        except (ValueError, ZeroDivisionError, OverflowError, np.linalg.LinAlgError) as err:
             return NoTest(f"no test could be computed on these runs ({err})")
 
 
@@ -159,7 +166,7 @@ def _tested(hyp: Hypothesis, runs: pd.DataFrame, registration: Registration) -> 
     check_against(hyp, runs)
     data = select(hyp, runs)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore")  # e.g. Shapiro-Wilk's "N > 5000": the p is reported as a diagnostic
         checks, skipped = assumption_checks(hyp, data)
     test = pick_test(hyp)
     one_sided = registration.registered and hyp.direction in ("greater", "less")
@@ -177,9 +184,9 @@ def _tested(hyp: Hypothesis, runs: pd.DataFrame, registration: Registration) -> 
     return Claim(hyp, cells, one_sided, _assumptions(hyp, checks, skipped, tests, one_sided, registration))
 
 
-def _adjust(claims: list[Claim]) -> dict[tuple[str, str], tuple[float, float]]:
-    """(claim id, cell) -> (p_adj, p_outside_adj): Holm (or the claim's
-    correction) within each claim, or across every claim with ``family: file``."""
+def _adjust(claims: list[Claim]) -> dict[tuple[str, str], tuple[float, float, int]]:
+    """(claim id, cell) -> (p_adj, p_outside_adj, tests in the family): Holm (or
+    the claim's correction) within each claim, or across every claim with ``family: file``."""
     families: dict[str, list[tuple[str, str, CellTest, str]]] = {}
     for claim in claims:
         key = "file" if claim.hyp.family == "file" else f"claim {claim.hyp.id}"
@@ -190,11 +197,11 @@ def _adjust(claims: list[Claim]) -> dict[tuple[str, str], tuple[float, float]]:
         method = members[0][3] if members else "holm"
         p_adj = st.adjust([m[2].p for m in members], method)
         outside = st.adjust([m[2].p_outside for m in members], method)
-        adjusted.update({(m[0], m[1]): (p, o) for m, p, o in zip(members, p_adj, outside)})
+        adjusted.update({(m[0], m[1]): (p, o, len(members)) for m, p, o in zip(members, p_adj, outside)})
     return adjusted
 
 
-def _judge(claim: Claim, name: str, ev: Evidence, p_adj: float, p_outside_adj: float) -> Judged:
+def _judge(claim: Claim, name: str, ev: Evidence, p_adj: float, p_outside_adj: float, family: int) -> Judged:
     """A cell's verdict from its adjusted p and the sign of its estimate."""
     hyp = claim.hyp
     if isinstance(ev, NoTest):
@@ -202,21 +209,55 @@ def _judge(claim: Claim, name: str, ev: Evidence, p_adj: float, p_outside_adj: f
     if math.isnan(p_adj):
         return Judged(name, NoTest(f"the test gave no p value ({ev.test})", n_a=ev.n_a, n_b=ev.n_b),
                       Verdict.UNTESTABLE, f"the test gave no p value ({ev.test})")
-    verdict = tested_verdict(hyp.direction, ev.diff, p_adj, hyp.alpha, p_outside_adj)
+    verdict = tested_verdict(hyp.direction, ev.direction(), p_adj, hyp.alpha, p_outside_adj)
     shown = p_outside_adj if verdict == Verdict.CONTRADICTED else p_adj
-    return Judged(name, ev, verdict, _cell_reason(claim, ev, verdict, p_adj, p_outside_adj), p_adj, p_outside_adj,
-                  cell_summary(hyp, ev, shown, verdict != Verdict.INCONCLUSIVE))
+    planning = _planning(claim, ev, family)
+    return Judged(name, ev, verdict, _cell_reason(claim, ev, verdict, p_adj, p_outside_adj, planning), p_adj,
+                  p_outside_adj, cell_summary(hyp, ev, shown, verdict != Verdict.INCONCLUSIVE), planning.power)
 
 
-def _cell_reason(claim: Claim, ev: CellTest, verdict: Verdict, p: float, p_outside: float) -> str:
+class Planning(NamedTuple):
+    """Power to detect min_effect_pct with the runs at hand, and the runs per group that would reach 80 %."""
+
+    power: float
+    runs_needed: float
+    rough: bool
+
+
+def _planning(claim: Claim, ev: CellTest, family: int) -> Planning:
+    """Power of the test as run: Welch's df, its sides, and α over the tests
+    of its family (the first step of Holm; Bonferroni's bound for the others,
+    so a stated power is what a cell can count on). None from fewer than
+    POWER_MIN_N runs a group: simulated, the observed spread of 5 runs
+    overstated power by 9-19 points (docs/statistics.md, "Calibration")."""
+    hyp = claim.hyp
+    if not ev.cv > 0 or not ev.test.startswith("Welch") or hyp.metric in MAY_BE_NEGATIVE:
+        return Planning(math.nan, math.nan, False)  # a % of a one-way delay's level means nothing
+    sides = 1 if claim.one_sided else 2
+    alpha = hyp.alpha if hyp.correction == "none" else hyp.alpha / max(family, 1)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            needed = st.runs_needed(hyp.min_effect_pct, ev.cv, alpha, sides=sides)
+            if min(ev.n_a, ev.n_b) < POWER_MIN_N:
+                return Planning(math.nan, needed, True)
+            power = st.power_for_change(hyp.min_effect_pct, ev.cv, int(ev.n_a), int(ev.n_b), alpha,
+                                        sides=sides, df=ev.df)
+        except (ValueError, OverflowError):  # a spread so small or large no root is found: no figure
+            return Planning(math.nan, math.nan, False)
+    return Planning(power, needed, False)
+
+
+def _cell_reason(claim: Claim, ev: CellTest, verdict: Verdict, p: float, p_outside: float,
+                 planning: Planning) -> str:
     hyp = claim.hyp
     sided = "one-sided" if claim.one_sided else "two-sided"
     if hyp.direction == "equivalent":
         unit = unit_of(hyp.metric)
         within = f"±{ev.margin:.4g}{' ' + unit if unit and unit != '%' else ''}"
-        what = {Verdict.SUPPORTED: f"equivalent: the {ev.conf:.0%} CI lies within {within} (TOST p_adj={p:.3g})",
+        what = {Verdict.SUPPORTED: f"equivalent: the {percent(ev.conf)} CI lies within {within} (TOST p_adj={p:.3g})",
                 Verdict.CONTRADICTED: f"difference significantly beyond {within} (p_adj={p_outside:.3g})"}.get(
-            verdict, f"not shown equivalent: the {ev.conf:.0%} CI reaches beyond {within} (TOST p_adj={p:.3g})")
+            verdict, f"not shown equivalent: the {percent(ev.conf)} CI reaches beyond {within} (TOST p_adj={p:.3g})")
     elif verdict == Verdict.INCONCLUSIVE and p < hyp.alpha:
         what = f"significant (p_adj={p:.3g}) but the {ev.estimate} is 0: the runs show no direction"
     elif verdict == Verdict.INCONCLUSIVE:
@@ -231,14 +272,16 @@ def _cell_reason(claim: Claim, ev: CellTest, verdict: Verdict, p: float, p_outsi
         return what
     if math.isinf(ev.diff_ci_low) and math.isinf(ev.diff_ci_high):
         what += f"; with {int(ev.n_a)}+{int(ev.n_b)} runs no shift can be significant at this level"
-    return weak_reason(what, ev.power, hyp.min_effect_pct, ev.runs_needed, ev.rough)
+    return weak_reason(what, planning.power, hyp.min_effect_pct, planning.runs_needed, planning.rough)
 
 
 def _deciding(hyp: Hypothesis, judged: list[Judged], verdict: str) -> Judged:
     """The cell whose evidence the verdict row shows: one that carries the
     verdict — the weakest support of an 'all' claim, the strongest of an
     'any' claim, the strongest contradiction, the least clear non-result."""
-    carrying = [j for j in judged if j.verdict == verdict] or judged
+    carrying = [j for j in judged if j.verdict == verdict]
+    if not carrying:  # e.g. 'any': one cell against, one untestable: the untestable one left it open
+        carrying = [j for j in judged if j.verdict == Verdict.UNTESTABLE] or judged
 
     def p_of(j: Judged) -> float:
         p = j.p_outside_adj if verdict == Verdict.CONTRADICTED else j.p_adj
@@ -263,6 +306,8 @@ def _summarize(claim: Claim, judged: list[Judged], table: pd.DataFrame, registra
     if len(judged) > 1:
         supporting = verdicts.count(Verdict.SUPPORTED)
         reason = f"{supporting}/{len(judged)} cells support; deciding cell {deciding.name}: {reason}"
+        if deciding.verdict != verdict:
+            reason = f"{verdict}: not {Verdict.CONTRADICTED} in every cell; " + reason
     tested = table[table["verdict"] != Verdict.UNTESTABLE]
     failed = [j for j in judged if j.verdict != Verdict.SUPPORTED]
     row = table[table["cell"] == deciding.name].iloc[0]
@@ -274,7 +319,7 @@ def _summarize(claim: Claim, judged: list[Judged], table: pd.DataFrame, registra
                             interaction=hyp.interaction, unit="" if unit == "%" else unit),
         "registration": registration.label, "test": row["test"], "verdict": str(verdict), "reason": reason,
         "cell": deciding.name,
-        **{k: row[k] for k in ("statistic", "df_num", "df", "p", "p_adj", "estimate", "estimate_pct",
+        **{k: row[k] for k in ("statistic", "df_num", "df", "p", "p_adj", "p_other_adj", "estimate", "estimate_pct",
                                "estimate_ci_low", "estimate_ci_high", "diff", "diff_ci_low", "diff_ci_high",
                                "conf", "effect_name", "effect_size", "effect_ci_low", "effect_ci_high",
                                "summary")},
@@ -292,7 +337,8 @@ def _assumptions(hyp: Hypothesis, checks: list, skipped: str, tests: set[str], o
     test used, and whether a direction earned a one-sided test."""
     extra = [skipped] if skipped else []
     rank = any(t.startswith("Mann-Whitney") for t in tests)
-    kept = {"Brown-Forsythe": "diagnostic only; Welch's tests allow unequal variances" if not rank else
+    allow = "HC3-robust tests allow" if any("HC3" in t for t in tests) else "Welch's tests allow"
+    kept = {"Brown-Forsythe": f"diagnostic only; {allow} unequal variances" if not rank else
             "diagnostic only; a rank test can react to a difference in spread, not only in location",
             "Shapiro-Wilk": "diagnostic only; the test is fixed before the data (docs/statistics.md, 'Which test')"}
     used = "; ".join(sorted(tests)) or None

@@ -41,6 +41,11 @@ class Compare(BaseModel):
             raise ValueError("compare needs at least two levels or groups")
         return self
 
+    def named_twice(self) -> list[str]:
+        """Levels listed more than once (4, 4.0 and '4' are one level): a group compared with itself."""
+        named = [canon(v) for v in self.all_levels()]
+        return sorted({v for v in named if named.count(v) > 1})
+
     def labels(self) -> list[str]:
         """Group labels in claim order (first is 'a', second 'b')."""
         if self.groups is not None:
@@ -93,6 +98,10 @@ class Hypothesis(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self):
+        twice = self.compare.named_twice()
+        if twice:  # a study may print such a comparison (its claims file keeps it); a campaign claim may not
+            raise ValueError(f"compare: level {', '.join(twice)} is named twice: a group compared with itself "
+                             "(4, 4.0 and '4' are one level)")
         two = len(self.compare.labels()) == 2
         if self.direction in ("greater", "less", "equivalent") and not two:
             raise ValueError(f"direction '{self.direction}' needs exactly two levels or groups")

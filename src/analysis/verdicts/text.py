@@ -26,7 +26,7 @@ def claim_text(factor: str, labels: list[str], direction: str, *, margin: float 
     if margin is not None:
         text += f" within ±{margin:g}{' ' + unit if unit else ''}"
     elif margin_pct is not None:
-        text += f" within ±{margin_pct:g}% of {labels[-1]}'s mean"
+        text += f" within ±{margin_pct:g}% of {possessive(labels[-1])} mean"
     if interaction:
         return f"{text}: effect differs across {interaction} (interaction)"
     per = [per] if isinstance(per, str) else (per or [])
@@ -56,6 +56,15 @@ def _unit(hyp: Hypothesis) -> str:
     return "" if unit in ("", "%") else f" {unit}"
 
 
+def percent(conf: float) -> str:
+    """A confidence level as printed: 95%, 97.5%, 99.9% (never a rounded 100%)."""
+    return f"{conf * 100:.4g}%"
+
+
+def possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
 def _points(hyp: Hypothesis) -> str:
     """The unit of a difference: percentage points for a metric in %."""
     return _unit(hyp) or (" points" if unit_of(hyp.metric) == "%" else "")
@@ -64,12 +73,12 @@ def _points(hyp: Hypothesis) -> str:
 def _effect(hyp: Hypothesis, cell: CellTest) -> str:
     """'+3.1% [+2.2, +4.0] of IPv6's mean' or '+0.12 ms [0.05, 0.20]' (shift: Hodges-Lehmann)."""
     _, b = groups_named(hyp)
-    level = "" if math.isclose(cell.conf, 0.95) or math.isnan(cell.conf) else f" ({cell.conf:.0%} CI)"
+    level = "" if math.isclose(cell.conf, 0.95) or math.isnan(cell.conf) else f" ({percent(cell.conf)} CI)"
     shift = "shift " if cell.estimate.startswith("Hodges") else ""
     if not math.isnan(cell.estimate_pct):
         base = "median" if shift else "mean"
         return (f"{shift}{cell.estimate_pct:+.1f}% [{cell.estimate_ci_low:+.1f}, {cell.estimate_ci_high:+.1f}]"
-                f"{level} of {b}'s {base}")
+                f"{level} of {possessive(b)} {base}")
     unit = _points(hyp)
     return f"{shift}{cell.diff:+.4g}{unit} [{cell.diff_ci_low:.4g}, {cell.diff_ci_high:.4g}]{level}"
 
@@ -89,8 +98,8 @@ def cell_summary(hyp: Hypothesis, evidence: Evidence, p_shown: float, significan
         return (f"{head}F({evidence.df_num:.3g}, {evidence.df:.3g})={evidence.statistic:.3g} "
                 f"({st.format_p(p_shown)}, n={n})")
     way = ""
-    if significant and evidence.diff != 0 and hyp.direction != "equivalent":
-        way = f", {a} {'higher' if evidence.diff > 0 else 'lower'}"
+    if significant and evidence.direction() != 0 and hyp.direction != "equivalent":
+        way = f", {a} {'higher' if evidence.direction() > 0 else 'lower'}"
     margin = "" if math.isnan(evidence.margin) else f", margin ±{evidence.margin:.4g}{_points(hyp)}"
     return (f"{head}{a} vs {b}: {_effect(hyp, evidence)}{way}{margin} "
             f"({st.format_p(p_shown)}, n={int(evidence.n_a)}+{int(evidence.n_b)})")
@@ -98,15 +107,14 @@ def cell_summary(hyp: Hypothesis, evidence: Evidence, p_shown: float, significan
 
 def weak_reason(what: str, power: float, min_effect_pct: float, runs_needed: float, rough: bool = False) -> str:
     """Say whether a non-result is underpowered for the smallest effect of interest."""
+    need = ("no number of runs reaches 80 % power at this spread" if not np.isfinite(runs_needed)
+            else f"need {int(runs_needed)} runs per group")
+    if rough and not np.isnan(runs_needed):
+        return (f"{what}; power not stated: the spread of so few runs is too uncertain "
+                f"(rough: {need} to detect {min_effect_pct:g}%)")
     if power is None or np.isnan(power):
         return what
     if power < ADEQUATE_POWER:
-        if not np.isfinite(runs_needed):
-            need = "no number of runs reaches 80 % power at this spread"
-        elif rough:
-            need = f"need about {int(runs_needed)} runs per group; rough: the spread comes from fewer than 5 runs"
-        else:
-            need = f"need {int(runs_needed)} runs per group"
         return f"{what}; underpowered: power {power:.2f} to detect {min_effect_pct:g}% ({need})"
     return f"{what}; power {power:.2f} to detect {min_effect_pct:g}%"
 
@@ -125,6 +133,9 @@ def assumptions_text(checks: list, extra: list[str], used: str | None,
     what its failure did here; without it the check's generic fallback is named."""
     notes = []
     for c in checks:
+        if np.isnan(c.p):
+            notes.append(f"{c.check} not computed on these runs")
+            continue
         note = f"{c.check} p={c.p:.3g}"
         if not c.passed:
             then = (consequence or {}).get(c.check.split()[0]) or f"the fallback is {c.fallback}"
