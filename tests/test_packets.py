@@ -198,23 +198,24 @@ def test_a_sender_log_keeps_its_packets_but_gets_no_delay_percentiles(tmp_path):
 
 
 def test_a_percentile_hypothesis_gets_a_verdict_on_the_runs_percentiles(sized, tmp_path):
-    """p99 compared across runs (the run is the unit): with three runs a side the
-    engine uses its rank test; its p and difference are checked against scipy."""
+    """p99 compared across runs (the run is the unit, one row each, as the CLI
+    counts them): Welch's t, its p and difference checked against scipy."""
     from scipy import stats
 
+    from analysis.ingest.per_run import one_row_per_run
     from analysis.verdicts.engine import evaluate
 
     spec = tmp_path / "h.yaml"
     spec.write_text(yaml.safe_dump({"hypotheses": [{
         "id": "P1", "statement": "p99 one-way delay differs between 64-byte and 1024-byte payloads",
-        "source": "test", "metric": "delay_p99_ms", "scope": {"flow": "TOTAL"},
+        "source": "test", "metric": "delay_p99_ms",
         "compare": {"factor": "payload_bytes", "levels": [64, 1024]}, "direction": "different"}]}))
     row = evaluate(sized.runs, spec).table.iloc[0]
-    total = sized.runs[sized.runs["flow"] == "TOTAL"]
-    a = total.loc[total["payload_bytes"] == 64, "delay_p99_ms"]
-    b = total.loc[total["payload_bytes"] == 1024, "delay_p99_ms"]
-    assert row["test"] == "Mann-Whitney U" and row["n"] == "3+3"
-    assert row["p"] == pytest.approx(stats.mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue)
+    runs = one_row_per_run(sized.runs)
+    a = runs.loc[runs["payload_bytes"] == 64, "delay_p99_ms"].dropna()
+    b = runs.loc[runs["payload_bytes"] == 1024, "delay_p99_ms"].dropna()
+    assert row["test"] == "Welch t" and row["n"] == f"{a.size}+{b.size}" and a.size >= 2
+    assert row["p"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
     assert row["diff"] == pytest.approx(a.mean() - b.mean())
     assert row["verdict"] == ("supported" if row["p_adj"] < 0.05 else "inconclusive")
 
