@@ -192,6 +192,15 @@ def test_power_is_stated_from_ten_runs_at_the_tests_df_and_alpha_over_the_family
         assert "underpowered: power " in cell.reason
 
 
+def test_an_interval_clear_of_zero_beside_an_adjusted_non_result_says_it_is_unadjusted():
+    data = cells([1.2, 0.0, 0.0], n=8, seed=2)
+    table = evaluate(data, [claim("different", "throughput_mbps", per="size")]).cells
+    first = table.iloc[0]
+    assert first["diff_ci_low"] > 0 and first["p"] < 0.05 <= first["p_adj"]  # the case at hand
+    assert first["summary"].startswith("~ ")
+    assert first["summary"].endswith("n=8+8; its CI is not adjusted for the 3 tests corrected together)")
+
+
 def test_many_groups_with_a_constant_group_use_a_robust_f_not_welch():
     row = row_of(runs([0.0] * 5, [0.1, 0.3, 0.2, 0.4, 0.2], c=[1.1, 1.3, 1.2, 1.0, 1.4]),
                  claim("different", levels=(4, 6, 8)))

@@ -213,7 +213,8 @@ def _judge(claim: Claim, name: str, ev: Evidence, p_adj: float, p_outside_adj: f
     shown = p_outside_adj if verdict == Verdict.CONTRADICTED else p_adj
     planning = _planning(claim, ev, family)
     return Judged(name, ev, verdict, _cell_reason(claim, ev, verdict, p_adj, p_outside_adj, planning), p_adj,
-                  p_outside_adj, cell_summary(hyp, ev, shown, verdict != Verdict.INCONCLUSIVE), planning.power)
+                  p_outside_adj, cell_summary(hyp, ev, shown, verdict != Verdict.INCONCLUSIVE, family),
+                  planning.power)
 
 
 class Planning(NamedTuple):

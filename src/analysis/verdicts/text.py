@@ -83,10 +83,12 @@ def _effect(hyp: Hypothesis, cell: CellTest) -> str:
     return f"{shift}{cell.diff:+.4g}{unit} [{cell.diff_ci_low:.4g}, {cell.diff_ci_high:.4g}]{level}"
 
 
-def cell_summary(hyp: Hypothesis, evidence: Evidence, p_shown: float, significant: bool) -> str:
+def cell_summary(hyp: Hypothesis, evidence: Evidence, p_shown: float, significant: bool, tests: int = 1) -> str:
     """benchstat-style line that always shows the effect: 'bbr vs reno: −35.1% [−40.2, −29.6]
     of reno's mean, bbr lower (p<0.001, n=10+10)'; '~' first when not significant;
-    F for omnibus tests; a deterministic difference for constant groups."""
+    F for omnibus tests; a deterministic difference for constant groups. The
+    interval is the test's, before the correction across ``tests``: where the
+    two part ways (an interval clear of 0 beside a '~'), the line says so."""
     a, b = groups_named(hyp)
     if not isinstance(evidence, CellTest):
         if math.isnan(evidence.diff):
@@ -101,8 +103,11 @@ def cell_summary(hyp: Hypothesis, evidence: Evidence, p_shown: float, significan
     if significant and evidence.direction() != 0 and hyp.direction != "equivalent":
         way = f", {a} {'higher' if evidence.direction() > 0 else 'lower'}"
     margin = "" if math.isnan(evidence.margin) else f", margin ±{evidence.margin:.4g}{_points(hyp)}"
+    clear = evidence.diff_ci_low > 0 or evidence.diff_ci_high < 0
+    unadjusted = (f"; its CI is not adjusted for the {tests} tests corrected together"
+                  if tests > 1 and hyp.direction != "equivalent" and clear != significant else "")
     return (f"{head}{a} vs {b}: {_effect(hyp, evidence)}{way}{margin} "
-            f"({st.format_p(p_shown)}, n={int(evidence.n_a)}+{int(evidence.n_b)})")
+            f"({st.format_p(p_shown)}, n={int(evidence.n_a)}+{int(evidence.n_b)}{unadjusted})")
 
 
 def weak_reason(what: str, power: float, min_effect_pct: float, runs_needed: float, rough: bool = False) -> str:
