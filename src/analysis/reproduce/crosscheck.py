@@ -21,7 +21,9 @@ for numbers that physics or the method cannot give.
 
 from __future__ import annotations
 
+import hashlib
 import re
+
 import pandas as pd
 
 from analysis.reproduce.lookup import KEY_COLUMNS, Record
@@ -199,11 +201,16 @@ def duplicate_findings(findings: list[dict]) -> list[dict]:
 
 
 def cross_check(record: Record) -> list[dict]:
-    """Every automatic rule on the whole record, duplicates merged, ids assigned."""
+    """Every automatic rule on the whole record, duplicates merged, each with a
+    stable id: its rule, places and verbatim quotes hashed, so a finding keeps
+    its id while other findings come and go (the regression guard's key)."""
     findings = duplicate_findings(repeated_quantities(record) + points_outside_ranges(record)
                                   + percentages_follow(record) + plausibility(record))
-    for i, f in enumerate(findings, 1):
-        f["id"] = f"auto:{i}"
+    seen: dict[str, int] = {}
+    for f in findings:
+        digest = hashlib.sha1("\n".join((f["rule"], f["source"], f["quote"])).encode()).hexdigest()[:10]
+        seen[digest] = seen.get(digest, 0) + 1
+        f["id"] = f"auto:{digest}" + (f".{seen[digest]}" if seen[digest] > 1 else "")
     return findings
 
 
