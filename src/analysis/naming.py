@@ -21,3 +21,12 @@ def level_label(factor: str, value) -> str:
     if factor == "ip_version" and str(value) in ("4", "6"):
         return f"IPv{value}"
     return str(value)
+
+
+CLOCK_OFFSET_PREFIXES = ("owd_", "delay_")  # one-way delays and their percentiles
+
+
+def is_clock_offset(metric: str) -> bool:
+    """A one-way delay (or a percentile of one): its level includes the offset
+    between two hosts' clocks, so a percent of it, or a margin in % of it, means nothing."""
+    return metric.startswith(CLOCK_OFFSET_PREFIXES)

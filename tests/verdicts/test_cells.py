@@ -276,7 +276,7 @@ def test_a_group_that_shares_no_block_cannot_be_compared_pooled():
                          "status": "ok", "throughput_mbps": [10, 11, 12, 20, 21, 22] * 2 + [50, 51, 52]})
     row = row_of(data, claim("different", "throughput_mbps", levels=(4, 6, 8), per="size", holds="pooled"))
     assert row["verdict"] == "untestable"
-    assert "group 8 shares no block with another group" in row["reason"]
+    assert "group 8 shares no size level with another group" in row["reason"]
 
 
 def test_a_rank_test_on_mostly_zero_loss_takes_its_direction_from_p_a_above_b():
@@ -325,3 +325,56 @@ def test_confidence_levels_are_printed_unrounded():
 def test_a_level_named_twice_is_refused():
     with pytest.raises(HypothesisError, match="level 4 is named twice"):
         evaluate(runs([1, 2], [1, 2]), [claim("different", levels=(4, 4.0))])
+
+
+# Found by a second review round (SYNTHETIC data)
+
+def test_values_one_rounding_step_apart_are_constant():
+    row = row_of(runs([0.5] * 5, [0.3] * 4 + [0.1 + 0.2]), claim("greater"))
+    assert row["verdict"] == "untestable" and row["reason"].startswith("no variance: every run gave 0.5%")
+    row = row_of(runs([0.1 + 0.2] * 5, [0.3] * 5), claim("equivalent", margin=0.1))
+    assert row["verdict"] == "supported" and row["reason"].startswith("equivalent (no variance, identical values)")
+
+
+def test_a_pooled_fit_is_judged_on_the_levels_both_groups_share():
+    data = pd.DataFrame({"ip_version": [4] * 9 + [6] * 6, "size": [1] * 3 + [2] * 3 + [3] * 3 + [1] * 3 + [2] * 3,
+                         "status": "ok", "throughput_mbps": [10] * 3 + [20] * 3 + [50, 55, 60] + [30] * 3 + [40] * 3})
+    row = row_of(data, claim("different", "throughput_mbps", per="size", holds="pooled"))
+    assert row["verdict"] == "untestable"
+    assert row["reason"].endswith("the fit is exact and no test applies (3 run(s) in size levels holding one group left out)")
+
+
+def test_heavy_ties_give_the_shift_interval_the_rank_test_keeps():
+    row = row_of(runs([0] * 12 + [1], [0] * 13), claim("greater", test="mann-whitney"))
+    assert row["verdict"] == "inconclusive" and (row["diff_ci_low"], row["diff_ci_high"]) == (0, 0)
+    assert "no shift can be significant" not in row["reason"]
+
+
+def test_a_percent_margin_of_a_one_way_delay_is_refused():
+    with pytest.raises(HypothesisError, match="key 'margin_pct': owd_ms is a one-way delay"):
+        evaluate(runs([1.0, 2, 3], [1.0, 2, 3], "owd_ms"), [claim("equivalent", "owd_ms", margin_pct=20)])
+
+
+def test_one_way_delay_percentiles_get_no_percent_change_or_power():
+    row = row_of(runs([5.0 + i / 10 for i in range(12)], [5.5 + i / 10 for i in range(12)], "delay_p99_ms"),
+                 claim("less", "delay_p99_ms"))
+    assert np.isnan(row["estimate_pct"]) and "power" not in row["reason"]
+
+
+def test_stated_power_counts_unequal_groups_as_the_welch_test_does():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(100, 12, 10), rng.normal(100, 3, 40)
+    cell = evaluate(runs(a, b, "throughput_mbps"), [claim("different", "throughput_mbps")]).cells.iloc[0]
+    se = np.sqrt(a.var(ddof=1) / 10 + b.var(ddof=1) / 40)
+    welch_df = stats.ttest_ind(a, b, equal_var=False).df
+    crit = stats.t.ppf(0.975, welch_df)
+    assert cell["power"] == pytest.approx(stats.nct.sf(crit, welch_df, 0.05 * b.mean() / se))
+
+
+def test_family_rules_hold_for_hypothesis_objects_too():
+    from analysis.verdicts import parse_hypotheses
+
+    first, second = (parse_hypotheses([claim("different", id=i, family="file", correction=c)])[0]
+                     for i, c in (("A", "holm"), ("B", "none")))
+    with pytest.raises(HypothesisError, match="hypothesis B: key 'family'"):
+        evaluate(runs([1, 2], [1, 2]), [first, second])

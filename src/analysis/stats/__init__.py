@@ -13,7 +13,7 @@ from analysis.stats.from_summaries import (anova_from_stats, directional_p, hedg
                                           tost_from_stats, welch_from_stats)
 from analysis.stats.many_groups import dunn, games_howell, kruskal_wallis, one_way, tukey_hsd
 from analysis.stats.models import blocked_difference, blocked_groups, interaction_test
-from analysis.stats.power import (minimum_detectable_difference, n_per_group, power_for_change, power_t,
+from analysis.stats.power import (minimum_detectable_difference, n_per_group, power_for_change, power_of_test, power_t,
                                   runs_needed)
 from analysis.stats.results import (AssumptionCheck, EquivalenceTest, Interval, OmnibusTest,
                       RankTest, TwoGroupTest)
@@ -29,7 +29,7 @@ __all__ = [
     "games_howell", "group_residuals", "harmonic_mean", "hedges_g",
     "hedges_g_from_stats", "hodges_lehmann", "interaction_test", "is_balanced", "kruskal_wallis", "levene",
     "mann_whitney", "mean_ci", "metric_range", "minimum_detectable_difference", "median_ci", "n_per_group", "one_way",
-    "power_for_change", "probability_of_superiority", "power_t", "qq_data", "ratio_of_means", "runs_needed",
+    "power_for_change", "power_of_test", "probability_of_superiority", "power_t", "qq_data", "ratio_of_means", "runs_needed",
     "shapiro", "standardised_residuals", "summarize", "t_test", "tost", "tost_from_stats", "tukey_hsd", "two_level_effects",
     "welch_from_stats",
 ]

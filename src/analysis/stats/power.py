@@ -30,6 +30,15 @@ def power_t(n: float, delta: float, sd: float = 1.0, alpha: float = 0.05,
     return float(stats.nct.sf(stats.t.ppf(1 - alpha / sides, df), df, ncp))
 
 
+def power_of_test(effect: float, se: float, df: float, alpha: float = 0.05, sides: int = 2) -> float:
+    """Power of a t test with standard error ``se`` and ``df`` (Welch's, from
+    the data) to detect ``effect``: the groups' own variances and sizes, so
+    unequal n and spreads are counted as the test counts them."""
+    if not (se > 0 and df > 0):
+        return np.nan
+    return float(stats.nct.sf(stats.t.ppf(1 - alpha / sides, df), df, abs(effect) / se))
+
+
 def n_per_group(delta: float, sd: float = 1.0, alpha: float = 0.05,
                 power: float = 0.8, sides: int = 2) -> float:
     """Fractional n per group reaching ``power`` (round up to plan runs)."""

@@ -85,27 +85,39 @@ def hodges_lehmann(a, b, conf: float = 0.95) -> Interval:
     """Hodges–Lehmann shift of a over b (median of all differences a_i − b_j)
     with the CI that inverts :func:`mann_whitney` (R's wilcox.test conf.int):
     the shifts d for which a − d against b is not rejected, so the interval
-    excludes 0 exactly when the rank test is significant at 1 − conf."""
+    excludes 0 exactly when the rank test is significant at 1 − conf.
+
+    The rank statistic changes only at the pairwise differences, so the test
+    is run at each difference and between neighbours (with heavy ties, as loss
+    0 %, a difference itself can be the only shift kept)."""
     a, b = _pair(a, b)
     diffs = np.unique(np.subtract.outer(a, b).ravel())
     estimate = float(np.median(np.subtract.outer(a, b)))
     if diffs.size == 1:  # every a − b equal: the shift is known exactly
         return Interval(estimate, float(diffs[0]), float(diffs[0]), conf)
-    # between two neighbouring differences the rank statistic is constant: test at the midpoints
-    points = np.concatenate([[diffs[0] - 1], (diffs[:-1] + diffs[1:]) / 2, [diffs[-1] + 1]])
+    middles = (diffs[:-1] + diffs[1:]) / 2
+    points = np.sort(np.concatenate([[diffs[0] - 1], diffs, middles, [diffs[-1] + 1]]))
+    is_difference = np.isin(points, diffs)
 
     def kept(i: int) -> bool:
         return mann_whitney(a - points[i], b).p >= 1 - conf
 
-    inside = [i for i in (int(np.searchsorted(points, estimate)) - 1, int(np.searchsorted(points, estimate)))
-              if 0 <= i < points.size and kept(i)]
-    if not inside:  # too few runs for any shift to be rejected... or none kept: no finite interval
-        return Interval(estimate, float("-inf"), float("inf"), conf)
-    low = _first_kept(kept, 0, inside[0])
-    high = _last_kept(kept, inside[-1], points.size - 1)
-    low_value = float("-inf") if low == 0 else float(diffs[low - 1])
-    high_value = float("inf") if high == points.size - 1 else float(diffs[high])
-    return Interval(estimate, low_value, high_value, conf)
+    near = int(np.searchsorted(points, estimate))
+    start = next((i for i in (near, near - 1, near + 1) if 0 <= i < points.size and kept(i)), None)
+    if start is None:  # the shift of largest p is always kept; search all when it is not next to the estimate
+        start = next((i for i in range(points.size) if kept(i)), None)
+    if start is None:
+        return Interval(estimate, float("nan"), float("nan"), conf)
+    low, high = _first_kept(kept, 0, start), _last_kept(kept, start, points.size - 1)
+    return Interval(estimate, _end(points, is_difference, low, -1), _end(points, is_difference, high, +1), conf)
+
+
+def _end(points: np.ndarray, is_difference: np.ndarray, i: int, way: int) -> float:
+    """An end of the kept shifts: the difference itself, the difference beyond a
+    kept midpoint (the interval's closure), or unbounded past the last one."""
+    if i in (0, points.size - 1):
+        return float("-inf") if way < 0 else float("inf")
+    return float(points[i] if is_difference[i] else points[i + way])
 
 
 def _first_kept(kept, lo: int, hi: int) -> int:

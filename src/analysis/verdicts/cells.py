@@ -10,14 +10,13 @@ adjusted (engine)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from analysis import stats as st
-from analysis.ingest.schema import MAY_BE_NEGATIVE
-from analysis.naming import unit_of
+from analysis.naming import is_clock_offset, unit_of
 from analysis.verdicts.rules import Verdict
 from analysis.verdicts.spec import Hypothesis, canon
 
@@ -52,7 +51,8 @@ class CellTest:
     effect_ci_high: float = NAN
     n_a: float = NAN
     n_b: float = NAN
-    cv: float = NAN  # pooled SD over b's mean: what power and runs needed are computed from (engine)
+    cv: float = NAN  # pooled SD over b's mean: what a plan of equal groups needs (runs needed, engine)
+    se_rel: float = NAN  # the test's standard error over b's mean: its power with these runs (engine)
     margin: float = NAN
     note: str = ""
 
@@ -79,9 +79,18 @@ class NoTest:
 Evidence = CellTest | NoTest
 
 
+RELATIVE_SPREAD = 1e-12  # a spread this small against the values' size is rounding (0.1 + 0.2 vs 0.3)
+
+
+def no_spread(spread: float, values) -> bool:
+    """A spread that is only floating-point rounding of the values' size."""
+    scale = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    return bool(spread <= RELATIVE_SPREAD * scale)
+
+
 def constant(x: np.ndarray) -> bool:
-    """Every value the same (a std of 1e-16 from rounding a mean is no spread)."""
-    return bool(x.size) and np.ptp(x) == 0
+    """Every value the same, up to rounding (a std of 1e-16, or 0.1 + 0.2 against 0.3, is no spread)."""
+    return bool(x.size) and no_spread(float(np.ptp(x)), x)
 
 
 def _both_sided(p_claimed: float, p_other: float, one_sided: bool, p_two: float) -> tuple[float, float]:
@@ -100,11 +109,16 @@ def _as_pct(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, base: float, diff: fl
     on a ratio scale: every value > 0 and the interval above −100 %, and not
     for a one-way delay (its level is a clock offset); otherwise NaN and the
     summary gives the difference in the metric's units."""
-    if hyp.metric in MAY_BE_NEGATIVE or not (np.all(a > 0) and np.all(b > 0) and base > 0):
+    if is_clock_offset(hyp.metric) or not (np.all(a > 0) and np.all(b > 0) and base > 0):
         return {}
     pct = {"estimate_pct": 100 * diff / base, "estimate_ci_low": 100 * low / base,
            "estimate_ci_high": 100 * high / base}
     return pct if pct["estimate_ci_low"] > -100 else {}
+
+
+def _se_rel(a: np.ndarray, b: np.ndarray) -> float:
+    """Welch's standard error of a − b over b's mean."""
+    return float(np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size) / abs(b.mean())) if b.mean() else NAN
 
 
 def _cv(a: np.ndarray, b: np.ndarray) -> float:
@@ -116,6 +130,8 @@ def _no_variance(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, margin: float) -
     """Both groups constant: a deterministic difference, which no test is about."""
     unit = unit_of(hyp.metric) if unit_of(hyp.metric) in ("", "%") else f" {unit_of(hyp.metric)}"
     x_a, x_b = float(a[0]), float(b[0])
+    if math.isclose(x_a, x_b, rel_tol=RELATIVE_SPREAD):
+        x_b = x_a  # identical up to rounding
     sizes = {"n_a": float(a.size), "n_b": float(b.size), "diff": x_a - x_b}
     inside = not math.isnan(margin) and abs(x_a - x_b) < margin
     within = f", inside the margin ±{margin:g}{unit}" if inside else ""
@@ -144,7 +160,7 @@ def _welch(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> Ce
                     diff_ci_low=welch.diff_ci_low, diff_ci_high=welch.diff_ci_high, conf=conf,
                     **_as_pct(hyp, a, b, float(b.mean()), welch.diff, welch.diff_ci_low, welch.diff_ci_high),
                     effect_name="hedges_g", effect_size=g.estimate, effect_ci_low=g.ci_low, effect_ci_high=g.ci_high,
-                    n_a=a.size, n_b=b.size, cv=_cv(a, b))
+                    n_a=a.size, n_b=b.size, cv=_cv(a, b), se_rel=_se_rel(a, b))
 
 
 def _rank(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> CellTest:
@@ -253,17 +269,27 @@ def pooled(hyp: Hypothesis, data: pd.DataFrame, one_sided: bool) -> Evidence:
     if not np.all(np.isfinite(data[hyp.metric].to_numpy(float))):
         return NoTest(f"non-finite values of {hyp.metric}")
     block = data[hyp.per].map(canon)
+    shared = data.groupby(block)["_group"].transform("nunique") > 1  # a block of one group says nothing
+    left_out = int((~shared).sum())
+    alone = sorted(set(data["_group"]) - set(data.loc[shared, "_group"]))
+    if alone:
+        return NoTest(f"pooled over {hyp.per}: group {', '.join(alone)} shares no {hyp.per} level with another "
+                      "group: its difference from the others cannot be told from the level's")
+    data, block = data[shared], block[shared]
+    note = f"{left_out} run(s) in {hyp.per} levels holding one group left out" if left_out else ""
     spread = data.groupby([data["_group"], block])[hyp.metric].agg(np.ptp)
-    if spread.max() == 0:
-        return NoTest(f"no variance within the {hyp.compare.factor} × {hyp.per} cells: every cell's runs "
-                      "gave one value, the fit is exact and no test applies")
+    if data.empty or no_spread(float(spread.max()), data[hyp.metric]):
+        return NoTest(f"no variance within the {hyp.compare.factor} × {hyp.per} cells that hold more than one "
+                      "group: every cell's runs gave one value, the fit is exact and no test applies"
+                      + (f" ({note})" if note else ""))
     try:
         if len(hyp.compare.labels()) > 2:
             fit = st.blocked_groups(data[hyp.metric], data["_group"], block)
             return _finite(CellTest(test=f"OLS {hyp.metric} ~ group + {hyp.per} (HC3), F on group", p=fit["p"],
                                     statistic=fit["statistic"], df_num=fit["df_num"], df=fit["df"], n_a=fit["n"],
-                                    n_b=0, note=_contrast_note(fit["contrasts"], "HC3 t, Holm")))
-        return _finite(_pooled_difference(hyp, data, block, one_sided))
+                                    n_b=0, note="; ".join(filter(None, [
+                                        note, _contrast_note(fit["contrasts"], "HC3 t, Holm")]))))
+        return _finite(replace(_pooled_difference(hyp, data, block, one_sided), note=note))
     except ValueError as err:
         return NoTest(f"pooled over {hyp.per}: {err}")
 
@@ -305,7 +331,7 @@ def interaction(hyp: Hypothesis, data: pd.DataFrame) -> Evidence:
         return NoTest(f"some {hyp.compare.factor} × {other} cells have fewer than 2 runs")
     if not np.all(np.isfinite(frame[hyp.metric].to_numpy(float))):
         return NoTest(f"non-finite values of {hyp.metric}")
-    if frame.groupby(["_group", "_other"])[hyp.metric].agg(np.ptp).max() == 0:
+    if no_spread(float(frame.groupby(["_group", "_other"])[hyp.metric].agg(np.ptp).max()), frame[hyp.metric]):
         return NoTest(f"no variance within the {hyp.compare.factor} × {other} cells; no test applies",
                       n_a=len(frame))
     res = st.interaction_test(frame, hyp.metric, "_group", "_other")

@@ -25,8 +25,7 @@ import pandas as pd
 from analysis import stats as st
 from analysis.errors import HypothesisError
 from analysis.ingest.per_run import one_row_per_run
-from analysis.ingest.schema import MAY_BE_NEGATIVE
-from analysis.naming import unit_of
+from analysis.naming import is_clock_offset, unit_of
 from analysis.verdicts.cells import CellTest, Evidence, NoTest, interaction, per_cell, pooled
 from analysis.verdicts.policy import assumption_checks, pick_test
 from analysis.verdicts.registration import POST_HOC, Registration
@@ -226,13 +225,13 @@ class Planning(NamedTuple):
 
 
 def _planning(claim: Claim, ev: CellTest, family: int) -> Planning:
-    """Power of the test as run: Welch's df, its sides, and α over the tests
+    """Power of the test as run: Welch's standard error and df, its sides, and α over the tests
     of its family (the first step of Holm; Bonferroni's bound for the others,
     so a stated power is what a cell can count on). None from fewer than
     POWER_MIN_N runs a group: simulated, the observed spread of 5 runs
     overstated power by 9-19 points (docs/statistics.md, "Calibration")."""
     hyp = claim.hyp
-    if not ev.cv > 0 or not ev.test.startswith("Welch") or hyp.metric in MAY_BE_NEGATIVE:
+    if not ev.cv > 0 or not ev.test.startswith("Welch") or is_clock_offset(hyp.metric):
         return Planning(math.nan, math.nan, False)  # a % of a one-way delay's level means nothing
     sides = 1 if claim.one_sided else 2
     alpha = hyp.alpha if hyp.correction == "none" else hyp.alpha / max(family, 1)
@@ -242,8 +241,7 @@ def _planning(claim: Claim, ev: CellTest, family: int) -> Planning:
             needed = st.runs_needed(hyp.min_effect_pct, ev.cv, alpha, sides=sides)
             if min(ev.n_a, ev.n_b) < POWER_MIN_N:
                 return Planning(math.nan, needed, True)
-            power = st.power_for_change(hyp.min_effect_pct, ev.cv, int(ev.n_a), int(ev.n_b), alpha,
-                                        sides=sides, df=ev.df)
+            power = st.power_of_test(hyp.min_effect_pct / 100, ev.se_rel, ev.df, alpha, sides=sides)
         except (ValueError, OverflowError):  # a spread so small or large no root is found: no figure
             return Planning(math.nan, math.nan, False)
     return Planning(power, needed, False)

@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from analysis.errors import HypothesisError
+from analysis.naming import is_clock_offset
 from analysis.yamlfiles import line_of, problems, read_yaml, read_yaml_tree
 
 Scalar = Union[int, float, str]
@@ -139,6 +140,11 @@ def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None,
             raise HypothesisError(f"{where}: hypothesis {hyp.id}: duplicate id")
         seen.add(hyp.id)
         _check_family(hyp, out, where)
+        if hyp.margin_pct is not None and is_clock_offset(hyp.metric):
+            line = line_of(node, ("margin_pct",)) if node is not None else None
+            raise HypothesisError(f"{f'{origin}:{line}' if line else where}: hypothesis {hyp.id}: key 'margin_pct': "
+                                  f"{hyp.metric} is a one-way delay, whose level includes the hosts' clock offset; "
+                                  "give an absolute 'margin' in ms")
         if node is not None:
             hyp._origin = where
             hyp._key_lines = {k.value: k.start_mark.line + 1 for k, _ in getattr(node, "value", [])
@@ -192,6 +198,8 @@ def as_hypotheses(path_or_specs) -> list[Hypothesis]:
         return load_hypotheses(path_or_specs)
     specs = list(path_or_specs)
     if all(isinstance(s, Hypothesis) for s in specs):
+        for i, hyp in enumerate(specs):
+            _check_family(hyp, specs[:i], hyp.where() or "<hypotheses>")
         return specs
     return parse_hypotheses(specs)
 

@@ -26,7 +26,7 @@ def claim_text(factor: str, labels: list[str], direction: str, *, margin: float 
     if margin is not None:
         text += f" within ±{margin:g}{' ' + unit if unit else ''}"
     elif margin_pct is not None:
-        text += f" within ±{margin_pct:g}% of {possessive(labels[-1])} mean"
+        text += f" within ±{margin_pct:g}% of {possessive(level_label(factor, labels[-1]))} mean"
     if interaction:
         return f"{text}: effect differs across {interaction} (interaction)"
     per = [per] if isinstance(per, str) else (per or [])
@@ -103,6 +103,8 @@ def cell_summary(hyp: Hypothesis, evidence: Evidence, p_shown: float, significan
     if significant and evidence.direction() != 0 and hyp.direction != "equivalent":
         way = f", {a} {'higher' if evidence.direction() > 0 else 'lower'}"
     margin = "" if math.isnan(evidence.margin) else f", margin ±{evidence.margin:.4g}{_points(hyp)}"
+    if margin and hyp.margin_pct is not None:
+        margin = f", margin ±{hyp.margin_pct:g}% of {possessive(b)} mean (±{evidence.margin:.4g}{_points(hyp)})"
     clear = evidence.diff_ci_low > 0 or evidence.diff_ci_high < 0
     unadjusted = (f"; its CI is not adjusted for the {tests} tests corrected together"
                   if tests > 1 and hyp.direction != "equivalent" and clear != significant else "")
