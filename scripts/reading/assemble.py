@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-MAIN = Path(__file__).resolve().parents[4]  # the repository root
+MAIN = Path(__file__).resolve().parents[2]  # the repository root
 # the record before the double entry (for remapping derived operands), by commit
 OLD_RECORD_COMMIT = "df42a03"
 COLS = ["id", "study", "locator", "testbed", "os", "security", "ip_version", "transport", "size_bytes",

@@ -1,9 +1,9 @@
-"""Shared helpers for building the published record CSVs (run from anywhere: python data/raw/published/build/s000.py)."""
+"""Shared helpers for building the published record CSVs (run from anywhere: python scripts/reading/earlier_record/s000.py)."""
 import csv, re
 from pathlib import Path
 import os
 
-OUT = Path(__file__).resolve().parents[1]  # data/raw/published
+OUT = Path(__file__).resolve().parents[3] / 'data' / 'raw' / 'published'
 PAPERS = Path(os.environ.get('NETREPRO_PAPERS', OUT.parents[2] / '..' / 'shared' / 'papers'))
 COLS = ['study','locator','testbed','os','security','ip_version','transport','size_bytes','size_kind','application',
         'host','metric','statistic','value','value_as_printed','unit','compared_to','snippet','note']
