@@ -99,6 +99,12 @@ def _both_sided(p_claimed: float, p_other: float, one_sided: bool, p_two: float)
     return (p_claimed, p_other) if one_sided else (p_two, p_two)
 
 
+def test_level(hyp: Hypothesis, one_sided: bool) -> float:
+    """The CI level that agrees with the test: 1 − α, or 1 − 2α for a one-sided test
+    (its bound on the claimed side is the one-sided bound)."""
+    return 1 - 2 * hyp.alpha if one_sided else 1 - hyp.alpha
+
+
 def _margin(hyp: Hypothesis, b: np.ndarray) -> float:
     """The equivalence margin in metric units (margin_pct: of the second group's mean)."""
     return hyp.margin if hyp.margin is not None else (hyp.margin_pct or 0) / 100 * abs(b.mean())
@@ -149,7 +155,7 @@ def _no_variance(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, margin: float) -
 
 def _welch(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> CellTest:
     """Welch t on the means; the estimate is the mean difference (and % of b's mean)."""
-    conf = 1 - 2 * hyp.alpha if one_sided else 1 - hyp.alpha
+    conf = test_level(hyp, one_sided)
     welch = st.t_test(a, b, conf=conf)
     p, outside = (st.directional_p(welch.statistic, welch.df, hyp.direction)
                   if hyp.direction in ("greater", "less") else (NAN, NAN))
@@ -166,7 +172,7 @@ def _welch(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> Ce
 def _rank(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> CellTest:
     """Mann–Whitney; the estimate is the Hodges–Lehmann shift with the CI that
     inverts the same test, and % of b's median. No t-based power is claimed."""
-    conf = 1 - 2 * hyp.alpha if one_sided else 1 - hyp.alpha
+    conf = test_level(hyp, one_sided)
     two = st.mann_whitney(a, b)
     p, outside = two.p, two.p
     if one_sided:
@@ -183,7 +189,7 @@ def _rank(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, one_sided: bool) -> Cel
 
 def _tost(hyp: Hypothesis, a: np.ndarray, b: np.ndarray, margin: float) -> CellTest:
     """TOST on Welch t: equivalence at α is the (1 − 2α) CI inside the margin."""
-    conf = 1 - 2 * hyp.alpha
+    conf = test_level(hyp, one_sided=True)  # TOST: two one-sided tests at α
     welch = st.t_test(a, b, conf=conf)
     equivalence = st.tost(a, b, margin)
     g = st.hedges_g(a, b)
@@ -295,7 +301,7 @@ def pooled(hyp: Hypothesis, data: pd.DataFrame, one_sided: bool) -> Evidence:
 
 
 def _pooled_difference(hyp: Hypothesis, data: pd.DataFrame, block: pd.Series, one_sided: bool) -> CellTest:
-    conf = 1 - 2 * hyp.alpha if one_sided else 1 - hyp.alpha
+    conf = test_level(hyp, one_sided)
     a_label = hyp.compare.labels()[0]
     fit = st.blocked_difference(data[hyp.metric], data["_group"] == a_label, block, conf=conf)
     p, outside = (st.directional_p(fit["statistic"], fit["df"], hyp.direction)

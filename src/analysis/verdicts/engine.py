@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import NamedTuple
@@ -50,6 +51,7 @@ CELL_COLUMNS = [
 ]
 
 
+TEXT_COLUMNS = ("test", "estimate", "effect_name", "note")
 POWER_MIN_N = 10  # runs a group from which the stated power is within ±5 points of the simulated one
 
 
@@ -74,14 +76,12 @@ class Judged:
     power: float = math.nan
 
     def row(self, hyp_id: str) -> dict:
+        """The cell table's row: the evidence's fields ("" for the words a NoTest lacks), then the verdict's."""
         fields = asdict(self.evidence)
-        row = {c: fields.get(c, math.nan) for c in CELL_COLUMNS}
+        row = {c: fields.get(c, "" if c in TEXT_COLUMNS else math.nan) for c in CELL_COLUMNS}
         return row | {"id": hyp_id, "cell": self.name, "verdict": str(self.verdict), "reason": self.reason,
                       "p_adj": self.p_adj, "p_other_adj": self.p_outside_adj, "summary": self.summary,
-                      "test": fields.get("test", ""),
-                      "power": self.power,
-                      "note": fields.get("note", ""), "estimate": fields.get("estimate", ""),
-                      "effect_name": fields.get("effect_name", "")}
+                      "power": self.power}
 
 
 @dataclass(frozen=True)
@@ -149,11 +149,18 @@ def _one_row_per_run(runs: pd.DataFrame) -> pd.DataFrame:
     return runs
 
 
-def _guarded(compute: Callable[[], Evidence]) -> Evidence:
-    """A numerical failure on odd data is a cell no test applies to, said so;
-    warnings of arithmetic on such data are not the reader's concern here."""
+@contextmanager
+def _quiet():
+    """Warnings of arithmetic on odd data (constant groups, N > 5000 for
+    Shapiro-Wilk) are not the reader's concern: the row says what happened."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
+        yield
+
+
+def _guarded(compute: Callable[[], Evidence]) -> Evidence:
+    """A numerical failure on odd data is a cell no test applies to, said so."""
+    with _quiet():
         try:
             return compute()
         except (ValueError, ZeroDivisionError, OverflowError, np.linalg.LinAlgError) as err:
@@ -164,8 +171,7 @@ def _tested(hyp: Hypothesis, runs: pd.DataFrame, registration: Registration) -> 
     """Select the claim's runs and test every cell (p not yet adjusted)."""
     check_against(hyp, runs)
     data = select(hyp, runs)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")  # e.g. Shapiro-Wilk's "N > 5000": the p is reported as a diagnostic
+    with _quiet():
         checks, skipped = assumption_checks(hyp, data)
     test = pick_test(hyp)
     one_sided = registration.registered and hyp.direction in ("greater", "less")
@@ -206,8 +212,8 @@ def _judge(claim: Claim, name: str, ev: Evidence, p_adj: float, p_outside_adj: f
     if isinstance(ev, NoTest):
         return Judged(name, ev, ev.verdict, ev.reason, summary=cell_summary(hyp, ev, math.nan, False))
     if math.isnan(p_adj):
-        return Judged(name, NoTest(f"the test gave no p value ({ev.test})", n_a=ev.n_a, n_b=ev.n_b),
-                      Verdict.UNTESTABLE, f"the test gave no p value ({ev.test})")
+        none = NoTest(f"the test gave no p value ({ev.test})", n_a=ev.n_a, n_b=ev.n_b)
+        return Judged(name, none, none.verdict, none.reason)
     verdict = tested_verdict(hyp.direction, ev.direction(), p_adj, hyp.alpha, p_outside_adj)
     shown = p_outside_adj if verdict == Verdict.CONTRADICTED else p_adj
     planning = _planning(claim, ev, family)
@@ -235,8 +241,7 @@ def _planning(claim: Claim, ev: CellTest, family: int) -> Planning:
         return Planning(math.nan, math.nan, False)  # a % of a one-way delay's level means nothing
     sides = 1 if claim.one_sided else 2
     alpha = hyp.alpha if hyp.correction == "none" else hyp.alpha / max(family, 1)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
+    with _quiet():
         try:
             needed = st.runs_needed(hyp.min_effect_pct, ev.cv, alpha, sides=sides)
             if min(ev.n_a, ev.n_b) < POWER_MIN_N:
