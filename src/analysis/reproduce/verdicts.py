@@ -35,6 +35,7 @@ import pandas as pd
 from analysis.errors import ClaimsError
 from analysis.reproduce.claims import Claim
 from analysis.stats import adjust, directional_p, hedges_g_from_stats, tost_from_stats, welch_from_stats
+from analysis.verdicts.registration import POST_HOC
 from analysis.verdicts.rules import Verdict, aggregate, sign_aggregate, sign_verdict, tested_verdict, where_printed
 from analysis.verdicts.text import claim_text
 from analysis.reproduce.lookup import DIFF_STATS, MEAN_STATS, PCT_STATS, Record, level_label, single_value
@@ -42,7 +43,7 @@ from analysis.reproduce.lookup import DIFF_STATS, MEAN_STATS, PCT_STATS, Record,
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
 # A study's claims are read from its text after its authors saw the data: none was registered before.
-REGISTRATION = "post hoc"
+REGISTRATION = POST_HOC.label
 WELCH_TEST = "Welch t, two-sided (post hoc, exploratory)"
 TOST_TEST = "TOST, two one-sided Welch tests of the margin (post hoc, exploratory)"
 WHY_TWO_SIDED = "a direction read from the text after the data is not a pre-registered one-sided hypothesis"
