@@ -237,3 +237,63 @@ def test_cross_check_flags_physically_impossible_numbers():
     rec.design["design"].append({"field": "link_rate_mbps", "value": 1000})
     rules = set(pd.DataFrame(cross_check(rec))["rule"])
     assert {"above the link rate", "percentage outside 0-100"} <= rules
+
+
+# ---------------------------------------------------------------- quantifiers and scope (issue 23)
+
+def _pct(n, size, value, os="A", compared_to="IPv6", snippet=None):
+    return row(n, os=os, ip_version=4, size_bytes=size, size_kind="packet", statistic="pct_diff", value=value,
+               unit="%", compared_to=compared_to, larger_side="subject" if value >= 0 else "compared",
+               snippet=snippet or f"At {size} bytes on {os} IPv4 differed from {compared_to} by {value}%")
+
+
+def test_most_is_refuted_only_by_more_than_half_of_the_claims_cells():
+    sizes = (64, 128, 256, 512)
+    one_against = [_pct(1, 64, -3.0)]  # printed as IPv4 below IPv6: against 'IPv4 > IPv6'
+    v = verdict(record([{**r, "value": abs(r["value"])} for r in one_against], [claim(holds="most")], sizes))
+    assert v["verdict"] == "disagrees where printed", v["note"]
+    three_against = [{**_pct(i, s, 3.0), "larger_side": "compared"} for i, s in enumerate(sizes[:3], 1)]
+    assert verdict(record(three_against, [claim(holds="most")], sizes))["verdict"] == "disagrees"
+    two_of_four = three_against[:2]  # half is not more than half
+    assert verdict(record(two_of_four, [claim(holds="most")], sizes))["verdict"] == "disagrees where printed"
+
+
+def test_any_is_refuted_only_when_every_cell_is_against_it():
+    against = [{**_pct(1, 128, 3.0), "larger_side": "compared"}]
+    assert verdict(record(against, [claim(holds="any")]))["verdict"] == "disagrees where printed"
+    both = against + [{**_pct(2, 1408, 3.0), "larger_side": "compared"}]
+    assert verdict(record(both, [claim(holds="any")]))["verdict"] == "disagrees"
+
+
+def test_one_size_against_refutes_all_but_not_most_by_the_printed_ranges():
+    """b's highest above a's highest shows a < b at one size: enough against 'all', nothing against 'most'."""
+    rows = [row(1, ip_version=4, statistic="range_min", value=10.0), row(2, ip_version=4, statistic="range_max", value=20.0),
+            row(3, ip_version=6, statistic="range_min", value=12.0), row(4, ip_version=6, statistic="range_max", value=25.0)]
+    assert verdict(record(rows, [claim()]))["verdict"] == "disagrees"
+    v = verdict(record(rows, [claim(holds="most")]))
+    assert v["verdict"] == "untestable"  # overlapping ranges decide nothing about 'most'
+    apart = rows[:2] + [row(3, ip_version=6, statistic="range_min", value=21.0),
+                        row(4, ip_version=6, statistic="range_max", value=25.0)]
+    assert verdict(record(apart, [claim(holds="most")]))["verdict"] == "disagrees"  # a < b at every size
+
+
+def test_a_difference_with_another_os_is_no_evidence_for_this_os():
+    """'IPv4 on A was 5% above IPv6 on B': not a comparison of IPv4 and IPv6 on A."""
+    rows = [_pct(1, 128, 5.0, compared_to="B, IPv6"), row(2, os="B", ip_version=6, statistic="mean", value=1.0,
+                                                           size_bytes=999)]
+    assert verdict(record(rows, [claim()]))["verdict"] == "untestable"
+    same_os = [_pct(1, 128, 5.0, compared_to="A, IPv6")] + rows[1:]
+    assert verdict(record(same_os, [claim()]))["verdict"] == "agrees where printed"
+
+
+def test_means_printed_for_several_levels_of_an_unnamed_factor_are_not_used():
+    """A claim silent on transport cannot be judged on TCP's mean and UDP's at once."""
+    rows = [row(1, ip_version=4, transport="TCP", size_bytes=128, statistic="mean", value=10.0),
+            row(2, ip_version=4, transport="UDP", size_bytes=128, statistic="mean", value=30.0),
+            row(3, ip_version=6, transport="TCP", size_bytes=128, statistic="mean", value=20.0)]
+    rec = record(rows, [claim()])
+    cells = evaluate_claims(rec)[1]
+    cell = cells[cells["cell"] == "128"].iloc[0]
+    assert pd.isna(cell["mean_a"]) and "several transport levels" in cell["note"]
+    named = record(rows, [claim(scope={"os": "A", "transport": "TCP"})])
+    assert evaluate_claims(named)[1].set_index("cell").loc["128", "diff"] == -10.0

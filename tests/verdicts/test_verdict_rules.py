@@ -46,11 +46,13 @@ def test_a_verdict_is_its_text_in_tables_and_in_sets():
     assert {"supported": 1}[Verdict.SUPPORTED] == 1 and Verdict("tie") is Verdict.TIE
 
 
-def test_where_printed_qualifies_only_support():
+def test_where_printed_qualifies_support_and_refutation_only():
     assert where_printed("supported") is Verdict.SUPPORTED_WHERE_PRINTED
     assert where_printed(Verdict.AGREES) is Verdict.AGREES_WHERE_PRINTED
+    assert where_printed("contradicted") is Verdict.DISAGREES_WHERE_PRINTED
+    assert where_printed(Verdict.DISAGREES) is Verdict.DISAGREES_WHERE_PRINTED
     with pytest.raises(KeyError):
-        where_printed("contradicted")
+        where_printed("inconclusive")
 
 
 def test_pages_count_every_claim_verdict_in_one_order():

@@ -46,21 +46,25 @@ def _cell_text(c) -> str:
 
 
 REFUTED = (Verdict.CONTRADICTED, Verdict.DISAGREES)
+AGAINST_WHERE_PRINTED = (Verdict.DISAGREES_WHERE_PRINTED,)
 
 
 def _claims(record: Record, verdicts: pd.DataFrame, cells: pd.DataFrame) -> list[dict]:
-    """A claim the verdict table refutes, with the cells that refute it. A cell
-    against a claim that holds as quantified ('any', 'most', its named
-    exceptions) refutes nothing: the audit and the verdicts tell one story."""
+    """A claim the verdict table refutes (major) or finds against it only where
+    printed (minor), with the cells against it. A cell against a claim that holds
+    as quantified ('any', 'most', its named exceptions) refutes nothing: the audit
+    and the verdicts tell one story."""
     rows = []
     bad = cells[cells["verdict"].isin(REFUTED)]
     claims = verdicts.set_index("id")
     for claim_id, part in bad.groupby("id", sort=False):
         claim = claims.loc[claim_id]
-        if claim["verdict"] not in REFUTED:
+        if claim["verdict"] not in (*REFUTED, *AGAINST_WHERE_PRINTED):
             continue
+        # major only when the claim as stated is refuted; against it only where printed changes no conclusion
         rows.append({"id": f"claim:{claim_id}", "rule": "claim contradicted by the study's own numbers",
-                     "severity": "major", "source": claim["source"], "quote": claim["quote"],
+                     "severity": "major" if claim["verdict"] in REFUTED else "minor",
+                     "source": claim["source"], "quote": claim["quote"],
                      "recomputation": f"claimed {claim['claim']}; " + "; ".join(_cell_text(c) for c in part.itertuples()),
                      "found_by": "evaluation"})
     return rows

@@ -116,6 +116,37 @@ def levels_named(text: str, factor: str, levels) -> set:
     return named
 
 
+def scope_conflicts(row, key: dict, compared: str, levels_of) -> list[str]:
+    """Why a printed row cannot be evidence for the cell ``key`` of a comparison of
+    ``compared`` (empty when it can): a qualifier of the row that is not the cell's
+    (a number about IPv6 against a claim about IPv4), or a ``compared_to`` that names
+    another level of a factor the cell fixes (each OS's number compared with OpenSUSE's)."""
+    why = []
+    for column in KEY_COLUMNS:
+        wanted = key.get(column)
+        if column == compared or wanted is None or column not in row:
+            continue
+        have = row[column]
+        if pd.notna(have) and str(have) != "" and not _equal(have, wanted):
+            why.append(f"its {column} is {have}, the cell's is {wanted}")
+    text = str(row.get("compared_to", "") or "")
+    for column in KEY_COLUMNS:
+        wanted = key.get(column)
+        if column == compared or wanted is None or not text:
+            continue
+        named = levels_named(text, column, levels_of(column))
+        if named and not any(_equal(level, wanted) for level in named):
+            why.append(f"it is compared with {text!r}, outside the cell's {column} {wanted}")
+    return why
+
+
+def _equal(have, wanted) -> bool:
+    try:
+        return float(have) == float(wanted)
+    except (TypeError, ValueError):
+        return str(have) == str(wanted)
+
+
 def side_sign(row) -> int | None:
     """+1 when the row's subject is the larger side, −1 when what it is compared with is, None when unstated."""
     side = str(row.get("larger_side", "") or "")
@@ -217,7 +248,7 @@ class RowIndex:
             for pos in self._cell(metric, key, statistics):
                 row = self._records[pos]
                 named = levels_named(str(row["compared_to"]), factor, levels)
-                if named != {other[factor]}:
+                if named != {other[factor]} or scope_conflicts(row, key, factor, self.levels):
                     continue
                 larger = side_sign(row)
                 if larger is not None:

@@ -14,6 +14,8 @@ from analysis.reproduce.derived import recompute_derived
 from analysis.reproduce.lookup import Record, load_record
 from analysis.reproduce.mdd import mdd_summary, mdd_table
 from analysis.reproduce.own_data import own_data_table
+from analysis.reproduce.second_reading import (apply_readings, reading_counts, verdict_reading_counts,
+                                               verdicts_with_readings)
 from analysis.reproduce.tables import rebuild_tables
 from analysis.reproduce.verdicts import evaluate_claims, summary_counts
 from analysis.verdicts.rules import CLAIM_ORDER
@@ -32,6 +34,7 @@ class Reproduction:
     mdd: pd.DataFrame
     audit: pd.DataFrame
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    reading: dict = field(default_factory=dict)  # findings re-read by a second reader, and changed
 
     @property
     def study(self) -> str:
@@ -47,7 +50,7 @@ class Reproduction:
         post hoc, so tested two-sided), verdict, on how many cells, the two-sided p beside the
         one-sided one, and why (a verdict one-sided testing would have given otherwise says so)."""
         return self.verdicts[["id", "quote", "study_verdict", "claim", "class", "registration", "verdict",
-                              "judged", "holds_at", "p_adj", "p_adj_one_sided", "missing", "note"]]
+                              "judged", "holds_at", "p_adj", "p_adj_one_sided", "missing", "note", "second_reading"]]
 
     def changes(self) -> pd.DataFrame:
         """Earlier verdicts matched to the reconciled claims, with why each change happened."""
@@ -70,6 +73,7 @@ class Reproduction:
                 "derived_reproduced": int((self.derived["status"] == "reproduced").sum()),
                 "inconsistencies": len(self.audit),
                 **{f"audit_{s}": int((self.audit["severity"] == s).sum()) for s in ("major", "minor", "plausibility")},
+                **self.reading,
                 "verdicts_changed": int(self.changes()["changed"].sum())}
 
     def own_data(self) -> pd.DataFrame:
@@ -99,10 +103,12 @@ def reproduce_study(study: str) -> Reproduction:
     """Load the record and claims of ``study`` and run every reproduction step."""
     record = load_record(study)
     verdicts, cells = evaluate_claims(record)
+    verdicts = verdicts_with_readings(study, verdicts)
     derived = recompute_derived(record)
     mdd = mdd_table(record, cells)
-    return Reproduction(record, verdicts, cells, derived, mdd,
-                        audit_table(record, verdicts, cells, derived, mdd), rebuild_tables(record))
+    found = audit_table(record, verdicts, cells, derived, mdd)
+    return Reproduction(record, verdicts, cells, derived, mdd, apply_readings(study, found), rebuild_tables(record),
+                        reading_counts(study, found) | verdict_reading_counts(verdicts))
 
 
 def overview_tables(study_stems: list[str], progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:

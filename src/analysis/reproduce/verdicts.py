@@ -38,7 +38,8 @@ from analysis.stats import adjust, directional_p, hedges_g_from_stats, tost_from
 from analysis.verdicts.registration import POST_HOC
 from analysis.verdicts.rules import Verdict, aggregate, sign_aggregate, sign_verdict, tested_verdict, where_printed
 from analysis.verdicts.text import claim_text
-from analysis.reproduce.lookup import DIFF_STATS, MEAN_STATS, PCT_STATS, Record, level_label, single_value
+from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, MEAN_STATS, PCT_STATS, Record, level_label,
+                                      scope_conflicts, single_value)
 
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
@@ -48,7 +49,7 @@ WELCH_TEST = "Welch t, two-sided (post hoc, exploratory)"
 TOST_TEST = "TOST, two one-sided Welch tests of the margin (post hoc, exploratory)"
 WHY_TWO_SIDED = "a direction read from the text after the data is not a pre-registered one-sided hypothesis"
 CLAIM_COLUMNS = [
-    "id", "quote", "source", "study_verdict", "metric", "claim", "over", "class", "registration", "verdict",
+    "id", "quote", "source", "headline", "study_verdict", "metric", "claim", "over", "class", "registration", "verdict",
     "judged", "holds_at", "judged_at", "p_adj", "p_adj_one_sided", "diff", "hedges_g", "missing", "note",
 ]
 CELL_COLUMNS = [
@@ -120,39 +121,57 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     index, factor = record.index, claim.compared.factor
     level_a, level_b = _two_levels(claim)
     key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
-    found_a = index.cell_rows(claim.metric, key_a, MEAN_STATS)
-    found_b = index.cell_rows(claim.metric, key_b, MEAN_STATS)
+    found_a, mixed_a = _one_scope(index.cell_rows(claim.metric, key_a, MEAN_STATS), key_a)
+    found_b, mixed_b = _one_scope(index.cell_rows(claim.metric, key_b, MEAN_STATS), key_b)
     mean_a, note_a = single_value(found_a)
     mean_b, note_b = single_value(found_b)
-    sd_a, _ = single_value(index.cell_rows(claim.metric, key_a, ("sd",)))
-    sd_b, _ = single_value(index.cell_rows(claim.metric, key_b, ("sd",)))
+    sd_a, _ = single_value(_one_scope(index.cell_rows(claim.metric, key_a, ("sd",)), key_a)[0])
+    sd_b, _ = single_value(_one_scope(index.cell_rows(claim.metric, key_b, ("sd",)), key_b)[0])
     out: dict[str, Any] = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
            "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
            "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
-           "note": "; ".join(n for n in (note_a, note_b) if n), "snippets": []}
+           "note": "; ".join(n for n in (note_a, note_b, mixed_a, mixed_b) if n), "snippets": [], "rows": []}
     for ev in _evidence_for(claim, cell):
         row = index.evidence_row(ev)
+        outside = scope_conflicts(row, cell, factor, index.levels)
+        if outside:
+            raise ClaimsError(f"claim {claim.id}: evidence {dict(ev.where)} is outside the cell {cell}: "
+                              + "; ".join(outside))
         key = "pct" if row["statistic"] in PCT_STATS else "diff"
         out[key] = ev.sign * float(row["value"])
         out["diff_source"] = f"printed ({row['locator']}: {row['value_as_printed']} {row['unit']})"
-        out["snippets"] = [row["snippet"]]
+        out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
     if out["diff"] is None and mean_a is not None and mean_b is not None:
         out["diff"], out["diff_source"] = mean_a - mean_b, "printed means"
         out["snippets"] = [found_a["snippet"].iloc[0], found_b["snippet"].iloc[0]]
+        out["rows"] = [found_a["id"].iloc[0], found_b["id"].iloc[0]]
     if out["diff"] is None:
         out["diff"], row = index.printed_difference(claim.metric, factor, key_a, key_b, DIFF_STATS)
         if row is not None:
             out["diff_source"] = f"printed difference ({row['locator']}: {row['value_as_printed']} {row['unit']})"
-            out["snippets"] = [row["snippet"]]
+            out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
     if out["pct"] is None and out["diff"] is None:
         out["pct"], row = index.printed_difference(claim.metric, factor, key_a, key_b, PCT_STATS)
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
-            out["snippets"] = [row["snippet"]]
+            out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
     out["restated"] = bool(out["snippets"]) and all(_same_sentence(claim.quote, t) for t in out["snippets"])
     if out["restated"]:
         out["diff_source"] += " — the claim's own sentence"
     return out
+
+
+def _one_scope(found: pd.DataFrame, key: dict) -> tuple[pd.DataFrame, str]:
+    """The rows printed for a cell, refused when they span levels of a factor the
+    cell does not fix (a claim silent on transport judged on TCP's number and UDP's):
+    which of them the claim speaks of is not known."""
+    for column in KEY_COLUMNS:
+        if column in key or column not in found:
+            continue
+        levels = {str(v) for v in found[column] if pd.notna(v) and str(v) != ""}
+        if len(levels) > 1:
+            return found.iloc[0:0], f"printed for several {column} levels ({', '.join(sorted(levels))}): not used"
+    return found, ""
 
 
 def _words(text: str) -> str:
@@ -281,8 +300,17 @@ def _range_verdict(holds: str, a: tuple, b: tuple) -> tuple[str, str] | None:
 
     all: every point of a above every point of b proves it at every size; b's
     highest above a's highest (or a's lowest below b's lowest) disproves it at
-    the size where that extreme occurs.  any: the mirror image."""
+    the size where that extreme occurs.  any: the mirror image.  most: only
+    what holds at every size decides (one size against it refutes nothing)."""
     (lo_a, hi_a), (lo_b, hi_b) = a, b
+    if holds == "most":
+        if lo_a is not None and hi_b is not None and lo_a > hi_b:
+            return Verdict.AGREES, f"a's lowest {lo_a:g} > b's highest {hi_b:g}: a > b at every size"
+        if hi_a is not None and lo_b is not None and hi_a < lo_b:
+            return Verdict.DISAGREES, f"a's highest {hi_a:g} < b's lowest {lo_b:g}: a < b at every size"
+        if None not in (lo_a, hi_a, lo_b, hi_b):
+            return Verdict.UNDECIDED, f"ranges overlap (a {lo_a:g}–{hi_a:g}, b {lo_b:g}–{hi_b:g}): not decided by them"
+        return None
     if holds == "any":
         if hi_a is not None and hi_b is not None and hi_a > hi_b:
             return Verdict.AGREES, f"a's highest {hi_a:g} > b's highest {hi_b:g}: a > b at that size"
@@ -370,7 +398,24 @@ def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
     need = len(sized) if claim.holds == "all" else len(sized) // 2 + 1 if claim.holds == "most" else 1
     if verdict in (Verdict.SUPPORTED, Verdict.AGREES) and len(holding) < need:
         verdict = where_printed(verdict)  # the printed evidence covers too few of the claim's cells
+    if verdict in REFUTING and not _refuted(claim.holds, sized, ranges, key):
+        verdict = where_printed(verdict)  # too few of the claim's cells printed to refute 'most' or 'any'
     return verdict, holding
+
+
+REFUTING = (Verdict.CONTRADICTED, Verdict.DISAGREES)
+
+
+def _refuted(holds: str, sized: list[dict], ranges: list[dict], key: str) -> bool:
+    """Whether the cells against the claim are enough to refute it as quantified:
+    one for 'all'; more than half of the claim's cells for 'most', every cell
+    for 'any' (cells with no printed number may hold). A printed range against
+    the claim at every size of a group counts each of that group's cells."""
+    if holds == "all":
+        return True
+    everywhere = [c["_group"] for c in ranges if c["verdict"] == Verdict.DISAGREES]
+    against = [c for c in sized if c.get(key) in REFUTING or c.get("_key") in everywhere]
+    return len(against) > len(sized) / 2 if holds == "most" else len(against) == len(sized)
 
 
 def _two_sided_note(tested: list[dict], verdict: str, former: str) -> str:
@@ -405,6 +450,9 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
     disagree = [c["cell"] for c in descriptive + ranges if c["verdict"] == Verdict.DISAGREES]
     if disagree:
         row["note"] = "; ".join(filter(None, [row["note"], "printed values disagree at " + ", ".join(disagree)]))
+    if verdict == Verdict.DISAGREES_WHERE_PRINTED:
+        share = "more than half" if claim.holds == "most" else "every one"
+        row["note"] += f"; too few to refute '{claim.holds}': that needs {share} of the {len(sized)} cells against it"
     for c in ranges:
         row["note"] = "; ".join(filter(None, [row["note"], f"{c['cell']}: {c['note']}"]))
     judged = tested + [c for c in descriptive if c["verdict"] != Verdict.RESTATED]
@@ -442,7 +490,7 @@ def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:
     cells, keys = [], _expand(claim, record)
     for cell in keys:
         c = {"id": claim.id, "cell": _cell_label(claim, cell), **_collect(claim, record, cell),
-             "_key": {k: v for k, v in cell.items() if k != "size_bytes"}}
+             "_key": {k: v for k, v in cell.items() if k != "size_bytes"}, "_cell": cell}
         c["class"] = _classify(claim, c)
         c["missing"] = _missing(claim, c) if c["class"] != "tested" else ""
         cells.append(c)
@@ -462,7 +510,15 @@ def evaluate_claims(record: Record) -> tuple[pd.DataFrame, pd.DataFrame]:
         rows.append(row)
         cells.extend(claim_cells)
     cell_table = pd.DataFrame(cells).reindex(columns=CELL_COLUMNS)
-    return pd.DataFrame(rows, columns=CLAIM_COLUMNS), cell_table
+    table = pd.DataFrame(rows).assign(headline=lambda t: t["source"].map(lambda s: is_headline(record, s)))
+    return table.reindex(columns=CLAIM_COLUMNS), cell_table
+
+
+def is_headline(record: Record, source: str) -> bool:
+    """A claim of the study's abstract, conclusions or hypotheses (designs.yaml's
+    ``headline_sections``): what a reader quotes, so what must survive a second reader."""
+    section = source.split(", ")[1] if ", " in source else source
+    return section in (record.design.get("headline_sections") or [])
 
 
 def summary_counts(verdicts: pd.DataFrame) -> dict:

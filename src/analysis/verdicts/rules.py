@@ -36,6 +36,7 @@ class Verdict(str, Enum):
     RESTATED = "restated"
     SUPPORTED_WHERE_PRINTED = "supported where printed"
     AGREES_WHERE_PRINTED = "agrees where printed"
+    DISAGREES_WHERE_PRINTED = "disagrees where printed"  # against it where printed, too few cells to refute it
     UNJUDGED = "unjudged"  # a study's cell with no printed number
     UNDECIDED = "undecided"  # printed ranges that overlap
     NOT_COMPARABLE = "not comparable"  # a study's claim our own data cannot speak to
@@ -44,14 +45,17 @@ class Verdict(str, Enum):
 VERDICTS = (Verdict.SUPPORTED, Verdict.CONTRADICTED, Verdict.INCONCLUSIVE, Verdict.UNTESTABLE)
 SIGN_VERDICTS = (Verdict.AGREES, Verdict.DISAGREES, Verdict.TIE, Verdict.RESTATED)
 CLAIM_ORDER = (Verdict.SUPPORTED, Verdict.SUPPORTED_WHERE_PRINTED, Verdict.AGREES, Verdict.AGREES_WHERE_PRINTED,
-               Verdict.CONTRADICTED, Verdict.DISAGREES, Verdict.INCONCLUSIVE, Verdict.TIE, Verdict.RESTATED,
+               Verdict.CONTRADICTED, Verdict.DISAGREES, Verdict.DISAGREES_WHERE_PRINTED, Verdict.INCONCLUSIVE, Verdict.TIE, Verdict.RESTATED,
                Verdict.UNTESTABLE)  # how pages count and list a table's verdicts
 
 
 def where_printed(verdict: str) -> Verdict:
-    """A study's support that its printed numbers show at too few of the claim's cells."""
+    """A study's support, or refutation, that its printed numbers show at too few of
+    the claim's cells to decide the claim as quantified."""
     return {Verdict.SUPPORTED: Verdict.SUPPORTED_WHERE_PRINTED,
-            Verdict.AGREES: Verdict.AGREES_WHERE_PRINTED}[Verdict(verdict)]
+            Verdict.AGREES: Verdict.AGREES_WHERE_PRINTED,
+            Verdict.CONTRADICTED: Verdict.DISAGREES_WHERE_PRINTED,
+            Verdict.DISAGREES: Verdict.DISAGREES_WHERE_PRINTED}[Verdict(verdict)]
 
 
 def tested_verdict(direction: str, diff: float, p_adj: float, alpha: float,

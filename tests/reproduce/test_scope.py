@@ -1,0 +1,29 @@
+"""Scope is checked, never assumed (issue 23): over every study, every number a
+cell is judged on was printed for that cell — its qualifiers are the cell's,
+and what it is compared with is the cell's other level, nothing outside it."""
+
+import pytest
+
+from analysis.reproduce.claims import studies
+from analysis.reproduce.lookup import load_record, scope_conflicts
+from analysis.reproduce.verdicts import evaluate_claim
+
+
+@pytest.mark.parametrize("study", studies())
+def test_no_cell_is_judged_on_a_number_printed_outside_its_scope(study):
+    record = load_record(study)
+    rows = record.rows.set_index("id", drop=False)
+    judged, outside = 0, []
+    for claim in record.claims.claims:
+        if not claim.testable or claim.compare is None:
+            continue
+        factor = claim.compare.factor
+        for cell in evaluate_claim(claim, record)[1]:
+            for row_id in cell.get("rows", []):
+                judged += 1
+                row = rows.loc[row_id].to_dict()
+                why = scope_conflicts(row, cell["_cell"], factor, record.index.levels)
+                if why:
+                    outside.append(f"{claim.id} at {cell['cell']}: row {row_id}: {'; '.join(why)}")
+    assert judged > 0
+    assert not outside, "\n".join(outside[:20])
