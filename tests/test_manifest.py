@@ -50,7 +50,7 @@ def test_unknown_path_and_bad_levels_are_unassigned(tmp_path):
         m.assign("somewhere/else.txt")
     with pytest.raises(Unassigned, match="ip_version: level 5 is not among"):
         m.assign("fedora/ipv5/1408/run3.txt")
-    with pytest.raises(Unassigned, match="packet_size_bytes: 'big' is not a int"):
+    with pytest.raises(Unassigned, match="packet_size_bytes: 'big' is not an int"):
         m.assign("fedora/ipv4/big/run3.txt")
 
 
