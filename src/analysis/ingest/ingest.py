@@ -208,13 +208,13 @@ class _FileIngest:
             result = parse_bytes(data, rel, assignment.parser_hints, on_packets=sink.add if sink is not None else None,
                                  on_read=content.read_to)
         except ParseError as exc:
-            failed = failed_run(exc, data, assignment.levels)
-            if failed is None:
+            aborted = failed_run(exc, data, assignment.levels)
+            if aborted is None:
                 return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None),
                                     content.hexdigest())
-            result = failed.result()
+            result = aborted.result()
             if not result.records:  # a failed run, but no row can say of which tool
-                return FileIngested(FileOutcome(rel, "failed", reason=failed.reason), content.hexdigest())
+                return FileIngested(FileOutcome(rel, "failed", reason=aborted.reason), content.hexdigest())
         digest = content.hexdigest()
         if not result.records:
             result = without_result(result)
