@@ -62,7 +62,7 @@ class Declared:
 class _Use:
     name: str
     where: str  # what names it, for messages: "template '...'", "files.constants"
-    line: str  # "FILE:LINE" or "FILE"
+    loc: tuple[Any, ...] | str  # key path in the manifest (its line is looked up on error), or "FILE:LINE"
     type: str | None = None  # a type the use states or implies
     from_path: bool = False  # a level read from file names (text)
 
@@ -70,26 +70,26 @@ class _Use:
 def declare(manifest: Manifest, node: yaml.Node | None, path: Path, mapping: Mapping | None) -> Declared:
     """Check every factor name of ``manifest`` and declare the undeclared ones."""
     at = _Locator(path, node)
-    uses = list(_uses(manifest, at, mapping))
+    uses = list(_uses(manifest, mapping))
     for use in uses:
-        _check_name(use)
+        _check_name(use, at)
     factors = _types(manifest, uses, at)
     kinds = {name: FactorType(spec["type"], None) for name, spec in factors.items()}
     for name, spec in factors.items():  # declared levels, cast to their type
         if spec.get("levels") is not None:
-            spec["levels"] = [_cast(name, v, kinds[name], at("factors", name, "levels", i))
+            spec["levels"] = [_cast(name, v, kinds[name], lambda: at("factors", name, "levels", i))
                               for i, v in enumerate(spec["levels"])]
     checked = {name: FactorType(spec["type"], tuple(spec["levels"]) if spec.get("levels") is not None else None)
                for name, spec in factors.items()}
-    constants = {k: _cast(k, v, checked[k], at("files", "constants", k)) if k in checked else v
+    constants = {k: _cast(k, v, checked[k], lambda: at("files", "constants", k)) if k in checked else v
                  for k, v in manifest.files.constants.items()}
-    table = [{k: _cast(k, v, checked[k], at("files", "table", i, "levels", k)) for k, v in e.levels.items()}
+    table = [{k: _cast(k, v, checked[k], lambda: at("files", "table", i, "levels", k)) for k, v in e.levels.items()}
              for i, e in enumerate(manifest.files.table)]
     mapped = {}
     if mapping is not None:
         for row in mapping.rows:
             where = f"{mapping.file}:{row.line}"
-            mapped[row.path] = (row.line, {k: _cast(k, v, checked[k], where) for k, v in row.cells.items()})
+            mapped[row.path] = (row.line, {k: _cast(k, v, checked[k], lambda: where) for k, v in row.cells.items()})
     return Declared(factors, constants, table, mapped)
 
 
@@ -103,42 +103,45 @@ class _Locator:
         line = line_of(self.node, loc)
         return f"{self.path}:{line}" if line else str(self.path)
 
+    def of(self, use: _Use) -> str:
+        return use.loc if isinstance(use.loc, str) else self(*use.loc)
 
-def _uses(manifest: Manifest, at: Callable[..., str], mapping: Mapping | None) -> Iterable[_Use]:
+
+def _uses(manifest: Manifest, mapping: Mapping | None) -> Iterable[_Use]:
     for name, spec in manifest.factors.items():
-        yield _Use(name, "factor", at("factors", name), spec.type)
+        yield _Use(name, "factor", ("factors", name), spec.type)
     files = manifest.files
     for i, template in enumerate(files.templates):
         for ph in placeholders(parse_template(template)):
-            yield _Use(ph.name, f"template {template!r}", at("files", "templates", i), ph.type, True)
+            yield _Use(ph.name, f"template {template!r}", ("files", "templates", i), ph.type, True)
     for i, pattern in enumerate(files.patterns):
         for name in re.compile(pattern).groupindex:
-            yield _Use(name, f"pattern {pattern!r}", at("files", "patterns", i), None, True)
+            yield _Use(name, f"pattern {pattern!r}", ("files", "patterns", i), None, True)
     for i, segment in enumerate(files.segments or []):
         if segment is not None:
-            yield _Use(segment, "files.segments", at("files", "segments", i), None, True)
+            yield _Use(segment, "files.segments", ("files", "segments", i), None, True)
     for name, value in files.constants.items():
-        yield _Use(name, "files.constants", at("files", "constants", name), _yaml_type(value))
+        yield _Use(name, "files.constants", ("files", "constants", name), _yaml_type(value))
     for i, entry in enumerate(files.table):
         for name, value in entry.levels.items():
-            yield _Use(name, f"files.table entry {entry.path}", at("files", "table", i, "levels", name), _yaml_type(value))
+            yield _Use(name, f"files.table entry {entry.path}", ("files", "table", i, "levels", name), _yaml_type(value))
     if mapping is not None:
         for name in mapping.columns:
             cells = [row.cells[name] for row in mapping.rows if name in row.cells]
             yield _Use(name, f"column {name!r} of {mapping.file.name}", f"{mapping.file}:1", _text_type(cells))
 
 
-def _check_name(use: _Use) -> None:
+def _check_name(use: _Use, at: _Locator) -> None:
     if not _IDENTIFIER.match(use.name):
-        raise ManifestError(f"{use.line}: {use.where}: {use.name!r} is not a factor name (lower case letters, digits and _, "
+        raise ManifestError(f"{at.of(use)}: {use.where}: {use.name!r} is not a factor name (lower case letters, digits and _, "
                             "starting with a letter)")
     if use.name in CANONICAL and use.name not in REVEALED:
-        raise ManifestError(f"{use.line}: {use.where}: factor {use.name!r} has the name of the column {use.name!r} "
+        raise ManifestError(f"{at.of(use)}: {use.where}: factor {use.name!r} has the name of the column {use.name!r} "
                             "that ingest fills from the tool's output; a factor of that name would replace measured "
                             f"data. Rename the factor (e.g. {use.name}_level)")
 
 
-def _types(manifest: Manifest, uses: list[_Use], at: Callable[..., str]) -> dict[str, dict[str, Any]]:
+def _types(manifest: Manifest, uses: list[_Use], at: _Locator) -> dict[str, dict[str, Any]]:
     """Declared factors first, as written, then the undeclared in order of first use."""
     factors = {name: spec.model_dump() for name, spec in manifest.factors.items()}
     for name, spec in factors.items():
@@ -156,18 +159,18 @@ def _types(manifest: Manifest, uses: list[_Use], at: Callable[..., str]) -> dict
         for use in stated:  # a typed placeholder must agree with the declaration and the other placeholders
             expected = declared["type"] if declared is not None else stated[0].type
             if use.type != expected:
-                raise ManifestError(f"{use.line}: {use.where}: {{{name}:{use.type}}} but factor {name!r} is "
+                raise ManifestError(f"{at.of(use)}: {use.where}: {{{name}:{use.type}}} but factor {name!r} is "
                                     f"{'declared' if declared is not None else 'typed elsewhere'} {expected}")
         if declared is not None or all(u.where == "files.constants" for u in named):
             continue  # a constant has one value, of its YAML type: it needs no declaration
-        kind = _undeclared_type(name, named)
+        kind = _undeclared_type(name, named, at)
         sources = sorted({u.where.split(" ", 1)[0] for u in named})
         factors[name] = {"type": kind, "levels": None,
                          "description": f"not under factors: declared as {kind} from its use in {', '.join(sources)}"}
     return factors
 
 
-def _undeclared_type(name: str, named: list[_Use]) -> str:
+def _undeclared_type(name: str, named: list[_Use], at: _Locator) -> str:
     typed = [u.type for u in named if u.type is not None and u.where.startswith("template")]
     if typed:
         return typed[0]
@@ -184,7 +187,7 @@ def _undeclared_type(name: str, named: list[_Use]) -> str:
         return "str"
     first_number = next(u for u in named if u.type in ("int", "float"))
     first_text = next(u for u in named if u.type == "str")
-    raise ManifestError(f"{first_text.line}: factor {name!r} is text here but a number at {first_number.line}; "
+    raise ManifestError(f"{at.of(first_text)}: factor {name!r} is text here but a number at {at.of(first_number)}; "
                         f"declare its type under factors (e.g. {name}: {{type: str}})")
 
 
@@ -206,11 +209,12 @@ def _text_type(cells: list[str]) -> str:
     return "str"
 
 
-def _cast(name: str, value: Any, factor: FactorType, where: str) -> Any:
+def _cast(name: str, value: Any, factor: FactorType, where: Callable[[], str]) -> Any:
+    """The level cast, or ManifestError at ``where()`` (looked up only then: a large table has many levels)."""
     try:
         return cast_level(name, value, factor)
     except LevelError as exc:
-        raise ManifestError(f"{where}: {exc}") from None
+        raise ManifestError(f"{where()}: {exc}") from None
 
 
 __all__ = ["CANONICAL", "Declared", "declare"]
