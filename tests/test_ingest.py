@@ -83,22 +83,25 @@ def test_outcomes_reasons_and_strict(tmp_path):
     assert outcome["notes.md"][0] == "ignored"
     assert outcome["stray.txt"][0] == "rejected" and "not described by the manifest" in outcome["stray.txt"][2]
     assert outcome["netperf/ipv4/TCP/128/run2.txt"][:2] == ("rejected", 1)
-    assert outcome["netperf/ipv4/TCP/128/run3.txt"][0] == "rejected" and "empty" in outcome["netperf/ipv4/TCP/128/run3.txt"][2]
+    # an empty output is a failed run of its cell (the manifest says netperf ran), not a rejected file
+    assert outcome["netperf/ipv4/TCP/128/run3.txt"][0] == "failed" and "empty" in outcome["netperf/ipv4/TCP/128/run3.txt"][2]
+    empty = result.runs[result.runs["source_path"] == "netperf/ipv4/TCP/128/run3.txt"]
+    assert empty[["tool", "status", "run"]].values.tolist() == [["netperf", "failed", 3]]
     assert outcome["netperf/ipv4/TCP/128/run4.txt"][0] == "rejected" and "symbolic link" in outcome["netperf/ipv4/TCP/128/run4.txt"][2]
     assert outcome["netperf/ipv6/TCP/128/run9.txt"][0] == "parsed"
     contradicted = result.runs[result.runs["source_path"] == "netperf/ipv6/TCP/128/run9.txt"]
     assert contradicted["warnings"].str.contains("manifest says ip_version=6 but the output shows ip_version=4").all()
     assert (contradicted["ip_version"] == 6).all()  # the factor column keeps the design's level
-    assert result.counts == {"files": 8, "parsed": 3, "failed": 0, "rejected": 4, "ignored": 1}
+    assert result.counts == {"files": 8, "parsed": 3, "failed": 1, "rejected": 3, "ignored": 1}
 
     strict = ingest_campaign(camp, strict=True, progress=False)
     assert dict((f.path, f.outcome) for f in strict.files)["netperf/ipv6/TCP/128/run9.txt"] == "rejected"
 
     out = write_outputs(result, tmp_path / "out")
     report = json.loads((out / "ingest.json").read_text())
-    assert report["counts"]["rejected"] == 4 and report["metadata"]["synthetic"] is False
+    assert report["counts"]["rejected"] == 3 and report["metadata"]["synthetic"] is False
     rejected = pd.read_csv(out / "rejected.csv")
-    assert set(rejected["source_path"]) == {"stray.txt", "netperf/ipv4/TCP/128/run2.txt", "netperf/ipv4/TCP/128/run3.txt", "netperf/ipv4/TCP/128/run4.txt"}
+    assert set(rejected["source_path"]) == {"stray.txt", "netperf/ipv4/TCP/128/run2.txt", "netperf/ipv4/TCP/128/run4.txt"}
     assert pd.read_parquet(out / "runs.parquet").shape[0] == len(result.runs)
     after = {p: p.read_bytes() for p in camp.rglob("*") if p.is_file() and not p.is_symlink()}
     assert before == after  # raw files are never modified

@@ -1,4 +1,4 @@
-"""The ``netrepro`` command line: parse, ingest, verdicts, report, collect.
+"""The ``netrepro`` command line: parse, manifest init, ingest, verdicts, report, collect.
 
 Exit codes, the same for every command: 0 done; 1 done, but some input was
 rejected or failed (each one named on stderr); 2 the input cannot be used
@@ -25,6 +25,7 @@ from analysis.collect.command import collect_command
 from analysis.errors import NetreproError, ParseError
 from analysis.ingest.campaign import processed_dir_for
 from analysis.ingest.ingest import ingest_campaign, summary_lines, write_outputs
+from analysis.ingest.manifest_command import init_command
 from analysis.parsers.ditg_log import Packets, packets_frame
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ def reports_errors(command):
 
 
 app.command("collect")(reports_errors(collect_command))
+
+manifest_app = typer.Typer(no_args_is_help=True, help="Describe a campaign folder: propose its manifest.yaml from the file names.")
+manifest_app.command("init")(reports_errors(init_command))
+app.add_typer(manifest_app, name="manifest")
 
 
 def _jsonable(value):

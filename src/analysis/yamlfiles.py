@@ -108,12 +108,18 @@ def problems(exc: ValidationError, node: yaml.Node | None = None) -> str:
 def load_model(path: str | Path, model: type[M], error: type[Exception], expected: str) -> M:
     """A YAML mapping validated into ``model``; ``error`` names the file, the
     line and every key to fix (``expected`` says what the mapping should hold)."""
+    return load_model_tree(path, model, error, expected)[0]
+
+
+def load_model_tree(path: str | Path, model: type[M], error: type[Exception], expected: str) -> tuple[M, yaml.Node | None]:
+    """:func:`load_model` and the document's node tree, for checks after
+    validation that name a line (``line_of``)."""
     path = Path(path)
     raw, node = _compose(path, error)
     if not isinstance(raw, dict):
         raise error(f"{path}: expected a mapping with {expected}")
     try:
-        return model.model_validate(raw)
+        return model.model_validate(raw), node
     except ValidationError as exc:
         first = line_of(node, tuple(exc.errors()[0]["loc"]))
         text = problems(exc, node)

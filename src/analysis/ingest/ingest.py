@@ -2,7 +2,8 @@
 
 discover -> ignore rules -> factor levels from the manifest -> sniff and parse
 -> check the levels the output itself reveals -> validate -> write. Every file
-under the campaign is accounted for: parsed, failed run (the tool said why),
+under the campaign is accounted for: parsed, failed run (the tool said why,
+or its output is empty or stops before its result: :mod:`.failed_runs`),
 rejected (file, line, reason) or ignored by a manifest rule. Raw files are
 only ever read.
 """
@@ -25,10 +26,12 @@ import pandas as pd
 
 from analysis import __version__
 from analysis.errors import ManifestError, ParseError
+from analysis.ingest.failed_runs import failed_run, without_result
 from analysis.ingest.packets import PacketWriter, RunPackets, fresh_packets_folder, open_run_packets
 from analysis.ingest.manifest import MANIFEST_NAME, Assignment, FileMapper, Manifest, Unassigned, load_manifest
 from analysis.parsers import parse_bytes, read_contents
 from analysis.parsers.contents import ContentDigest, sha256_of
+from analysis.ingest.templates import REVEALED
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
 
 if TYPE_CHECKING:
@@ -36,14 +39,6 @@ if TYPE_CHECKING:
 
 OUTCOMES = ("parsed", "failed", "rejected", "ignored")
 
-# A factor the manifest sets and the output reveals too: manifest name -> record field.
-REVEALED = {
-    "ip_version": "ip_version",
-    "transport": "transport",
-    "tool": "tool",
-    "packet_size_bytes": "message_size_bytes",
-    "message_size_bytes": "message_size_bytes",
-}
 
 
 @dataclass
@@ -213,12 +208,16 @@ class _FileIngest:
             result = parse_bytes(data, rel, assignment.parser_hints, on_packets=sink.add if sink is not None else None,
                                  on_read=content.read_to)
         except ParseError as exc:
-            return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None),
-                                content.hexdigest())
+            aborted = failed_run(exc, data, assignment.levels)
+            if aborted is None:
+                return FileIngested(FileOutcome(rel, "rejected", reason=exc.reason, line=exc.line, tool=None),
+                                    content.hexdigest())
+            result = aborted.result()
+            if not result.records:  # a failed run, but no row can say of which tool
+                return FileIngested(FileOutcome(rel, "failed", reason=aborted.reason), content.hexdigest())
         digest = content.hexdigest()
         if not result.records:
-            return FileIngested(FileOutcome(rel, "rejected", reason="the parser found no run record", tool=result.tool,
-                                            variant=result.variant), digest)
+            result = without_result(result)
         rows = []
         for record in result.records:
             row = record.to_dict()

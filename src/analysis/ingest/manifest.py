@@ -3,10 +3,13 @@ campaign is (testbed, hosts, tools, dates, synthetic or real).
 
 A campaign is a folder ``data/raw/<campaign>/`` with the tools' untouched
 outputs and a ``manifest.yaml``. Files map to factor levels through path
-templates such as ``{tool}/ipv{ip_version}/{transport}/{packet_size_bytes}/run{run}.txt``
-and/or an explicit table; constants apply to every file; ignore rules name
-files that are not measurements (notes, command sidecars). The manifest is
-validated with pydantic so that a mistake names its key and the fix.
+templates such as ``{tool}/ipv{ip_version:int}/{scenario}_{run:int}.txt``
+(:mod:`.templates`), whole regular expressions, folder segments, an explicit
+table and/or a mapping CSV (:mod:`.mapping_table`); constants apply to every
+file; ignore rules name files that are not measurements (notes, command
+sidecars). The manifest is validated with pydantic so that a mistake names
+its key and the fix, and every factor it names is declared and checked
+against the tables' columns when it is loaded (:mod:`.factor_declarations`).
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from analysis.errors import ManifestError
-from analysis.yamlfiles import load_model
+from analysis.ingest.factor_declarations import declare
+from analysis.ingest.mapping_table import read_mapping
+from analysis.ingest.templates import FactorType, LevelError, PathRule, parse_template, placeholders, segments_pieces
+from analysis.yamlfiles import load_model_tree
 
 MANIFEST_NAME = "manifest.yaml"
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-_CASTS = {"int": int, "float": float, "str": str}
 
 
 class _Strict(BaseModel):
@@ -65,7 +69,10 @@ class FileEntry(_Strict):
 
 
 class FilesSpec(_Strict):
-    templates: list[str] = Field(default_factory=list)
+    templates: list[str] = Field(default_factory=list, description="path templates, tried in order until one fits")
+    patterns: list[str] = Field(default_factory=list, description="regular expressions whose named groups are factors")
+    segments: list[str | None] | None = Field(default=None, description="one factor per folder (null: any), then any file name")
+    mapping: str | None = Field(default=None, description="a CSV file in the campaign: path, then one column per factor")
     table: list[FileEntry] = Field(default_factory=list)
     constants: dict[str, int | float | str] = Field(default_factory=dict)
     ignore: list[str] = Field(default_factory=list)
@@ -75,7 +82,7 @@ class FilesSpec(_Strict):
     @classmethod
     def _templates_name_factors(cls, templates: list[str]) -> list[str]:
         for t in templates:
-            names = _PLACEHOLDER.findall(t)
+            names = [p.name for p in placeholders(parse_template(t))]
             if not names:
                 raise ValueError(f"template {t!r} has no {{factor}} placeholder; list such files in files.table instead")
             bad = [n for n in names if not _IDENTIFIER.match(n)]
@@ -84,10 +91,31 @@ class FilesSpec(_Strict):
             _check_relative(t, "files.templates")
         return templates
 
+    @field_validator("patterns")
+    @classmethod
+    def _patterns_name_factors(cls, patterns: list[str]) -> list[str]:
+        for p in patterns:
+            try:
+                groups = re.compile(p).groupindex
+            except re.error as exc:
+                raise ValueError(f"pattern {p!r} is not a regular expression: {exc}") from None
+            if not groups:
+                raise ValueError(f"pattern {p!r} has no named group (?P<factor>...)")
+        return patterns
+
+    @field_validator("segments")
+    @classmethod
+    def _segments_name_factors(cls, segments: list[str | None] | None) -> list[str | None] | None:
+        if segments is not None and not any(s is not None for s in segments):
+            raise ValueError("files.segments names no factor; give one name per folder level (null for a level that is none)")
+        return segments
+
     @model_validator(mode="after")
     def _table_paths_are_inside(self) -> "FilesSpec":
         for e in self.table:
             _check_relative(e.path, "files.table[].path")
+        if self.mapping is not None:
+            _check_relative(self.mapping, "files.mapping")
         return self
 
 
@@ -125,10 +153,42 @@ class Unassigned(Exception):
 
 
 def load_manifest(campaign_dir: Path) -> Manifest:
+    """The campaign's manifest, with every factor it names declared and every
+    level it states typed (see :mod:`.factor_declarations`); a mapping CSV's
+    rows join ``files.table``. ManifestError names FILE:LINE and the fix."""
     path = Path(campaign_dir) / MANIFEST_NAME
     if not path.is_file():
         raise ManifestError(f"{path}: no manifest; a campaign folder needs a {MANIFEST_NAME} (see docs/architecture.md)")
-    return load_model(path, Manifest, ManifestError, "keys campaign, factors, files")
+    manifest, node = load_model_tree(path, Manifest, ManifestError, "keys campaign, factors, files")
+    mapping = read_mapping(Path(campaign_dir) / manifest.files.mapping) if manifest.files.mapping else None
+    declared = declare(manifest, node, path, mapping)
+    table = [e.model_copy(update={"levels": levels}) for e, levels in zip(manifest.files.table, declared.table_levels)]
+    listed = {e.path: i for i, e in enumerate(table)}
+    for rel, (line, levels) in declared.mapping_levels.items():
+        if rel in listed:
+            entry = table[listed[rel]]
+            clash = [k for k in levels if k in entry.levels and entry.levels[k] != levels[k]]
+            if clash:
+                raise ManifestError(f"{mapping.file if mapping else ''}:{line}: {rel}: {clash[0]}={levels[clash[0]]!r} "
+                                    f"but files.table says {entry.levels[clash[0]]!r}")
+            table[listed[rel]] = entry.model_copy(update={"levels": entry.levels | levels})
+        else:
+            table.append(FileEntry(path=rel, levels=levels))
+    files = manifest.files.model_copy(update={"constants": declared.constants, "table": table})
+    factors = {name: FactorSpec(**spec) for name, spec in declared.factors.items()}
+    return manifest.model_copy(update={"factors": factors, "files": files})
+
+
+def path_rules(manifest: Manifest) -> list[PathRule]:
+    """The manifest's templates, patterns and segment rule, in the order they are tried."""
+    kinds = {name: FactorType(spec.type, tuple(spec.levels) if spec.levels is not None else None)
+             for name, spec in manifest.factors.items()}
+    files = manifest.files
+    rules = [PathRule(f"template {t!r}", kinds, pieces=parse_template(t)) for t in files.templates]
+    rules += [PathRule(f"pattern {p!r}", kinds, regex=p) for p in files.patterns]
+    if files.segments:
+        rules.append(PathRule("files.segments", kinds, pieces=segments_pieces(files.segments)))
+    return rules
 
 
 class FileMapper:
@@ -137,10 +197,12 @@ class FileMapper:
     def __init__(self, manifest: Manifest):
         self.manifest = manifest
         self._table = {e.path: e for e in manifest.files.table}
-        self._templates = [(t, _template_regex(t)) for t in manifest.files.templates]
+        self._rules = path_rules(manifest)
 
     def is_ignored(self, rel: str) -> str | None:
-        """The ignore rule that matches ``rel``, if any."""
+        """The ignore rule that matches ``rel``, if any (the mapping CSV is no measurement)."""
+        if rel == self.manifest.files.mapping:
+            return "files.mapping"
         for rule in self.manifest.files.ignore:
             if fnmatch.fnmatchcase(rel, rule) or fnmatch.fnmatchcase(PurePosixPath(rel).name, rule):
                 return rule
@@ -150,50 +212,29 @@ class FileMapper:
         levels: dict[str, Any] = dict(self.manifest.files.constants)
         meta: dict[str, Any] = {}
         hints = {tool: dict(h) for tool, h in self.manifest.files.parser_hints.items()}
-        matched = False
-        for template, regex in self._templates:
-            m = regex.fullmatch(rel)
-            if m:
-                levels.update(m.groupdict())
-                matched = True
-                break
+        found, why = self.from_path(rel)
         entry = self._table.get(rel)
+        if found is None and entry is None:
+            raise Unassigned(why)
+        levels.update(found or {})
         if entry is not None:
             levels.update(entry.levels)
             meta = dict(entry.meta)
             for tool, h in entry.parser_hints.items():
                 hints.setdefault(tool, {}).update(h)
-            matched = True
-        if not matched:
-            raise Unassigned("not described by the manifest: no files.templates pattern or files.table entry matches this path")
-        return Assignment(self._typed(levels), meta, hints)
+        return Assignment(levels, meta, hints)
 
-    def _typed(self, levels: dict[str, Any]) -> dict[str, Any]:
-        typed = {}
-        for name, value in levels.items():
-            spec = self.manifest.factors.get(name)
-            if spec is None:
-                typed[name] = value
-                continue
+    def from_path(self, rel: str) -> tuple[dict[str, Any] | None, str]:
+        """The levels of the first path rule that matches ``rel`` and whose
+        levels cast, or None and why none did (each rule's reason)."""
+        reasons = []
+        for rule in self._rules:
             try:
-                value = _CASTS[spec.type](value)
-            except (TypeError, ValueError):
-                raise Unassigned(f"factor {name}: {value!r} is not a {spec.type}") from None
-            if spec.levels is not None and value not in spec.levels:
-                raise Unassigned(f"factor {name}: level {value!r} is not among the manifest's levels {spec.levels}")
-            typed[name] = value
-        return typed
-
-
-def _template_regex(template: str) -> re.Pattern[str]:
-    parts: list[str] = []
-    seen: set[str] = set()
-    pos = 0
-    for m in _PLACEHOLDER.finditer(template):
-        parts.append(re.escape(template[pos : m.start()]))
-        name = m.group(1)
-        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>[^/]+?)")
-        seen.add(name)
-        pos = m.end()
-    parts.append(re.escape(template[pos:]))
-    return re.compile("".join(parts))
+                return rule.levels(rel), ""
+            except LevelError as exc:
+                reasons.append(str(exc))
+        if not self._rules:
+            return None, "not described by the manifest: no files.table or mapping entry lists this path"
+        fitting = [r for r in reasons if not r.endswith("does not match")]
+        shown = fitting or ["no files.templates, files.patterns or files.segments rule matches this path"]
+        return None, "not described by the manifest: " + "; ".join(shown)

@@ -152,9 +152,12 @@ def ingest_account(campaign: Campaign) -> pd.DataFrame:
 
 
 def failed_runs(campaign: Campaign) -> pd.DataFrame:
-    """Runs whose tool reported a failure, with the tool's words."""
-    runs = campaign.runs
-    return runs.loc[runs["status"] == "failed", ["source_path", "tool", "error"]].reset_index(drop=True)
+    """Runs that failed, one row per file, with why: the tool's words, or that
+    its output is empty or stops before its result. From the ingest account,
+    which also counts an empty output no row can name a tool for."""
+    failed = [f for f in campaign.report.get("files", []) if f.get("outcome") == "failed"]
+    return pd.DataFrame({"source_path": [f["path"] for f in failed], "tool": [f.get("tool") for f in failed],
+                         "error": [f.get("reason") for f in failed]}, columns=["source_path", "tool", "error"])
 
 
 RATE_SUFFIXES = ("_mbps", "_per_s")
