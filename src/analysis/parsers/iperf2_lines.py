@@ -40,7 +40,7 @@ CONNECTED = re.compile(
     ID + r"local (?P<local>\S+) port (?P<lport>\d+) connected with (?P<remote>\S+) port (?P<rport>\d+)"
     r"(?P<rest>.*)$"
 )
-STARTED = re.compile(r" on (?P<date>\d{4}-\d{2}-\d{2}) (?P<time>\d{2}:\d{2}:\d{2})(?:\.\d+)? \((?P<tz>[^)]+)\)")
+STARTED = re.compile(r" on (?P<date>\d{4}-\d{2}-\d{2}) (?P<time>\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) \((?P<tz>[^)]+)\)")
 IGNORED_BRACKETED = re.compile(r"^\[\s*(?:ID|CT|SUM-cnt)\s*\]|" + ID + r"MSS size \d+ bytes")
 ACK_WARNING = re.compile(ID + r"(?P<msg>WARNING: .*)$")
 
