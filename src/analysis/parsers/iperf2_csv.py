@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from analysis.errors import ParseError
 from analysis.parsers.iperf2_lines import (
-    ACK_WARNING, IGNORED_BRACKETED, OOO, REPORT, SENT, SERVER_REPORT, WARNING, report_row, tool_error,
+    ACK_WARNING, IGNORED_BRACKETED, NUM, OOO, REPORT, SENT, SERVER_REPORT, WARNING, report_row, tool_error,
 )
 from analysis.parsers.iperf2_model import (
     TOOL, Row, Stream, fill, interval, ip_version, joined, offered, sum_ip_version,
@@ -39,7 +39,6 @@ from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.units import bits_per_s_to_mbps, span_s, us_to_ms
 from analysis.parsers.values import to_float
 
-NUM = r"\d+(?:\.\d+)?"
 CSV = re.compile(r"^\d{14}(?:\.\d{3})?,")
 CSV_E = re.compile(r"^[+-]\d{4}:\d{14}(?:\.\d+)?,")
 CSV_E_HEADER = re.compile(r"^time,srcaddress,srcport,dstaddr,dstport,transferid,istart,iend,bytes,speed(?:,\w+)*$")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from analysis.errors import ParseError
 from analysis.parsers.iperf2_lines import (
-    ACK_WARNING, BRACKETED_ERROR, CONNECTED, IGNORED_BRACKETED, OOO, REPORT, SENT, SERVER_REPORT, STARTED, WARNING,
+    ACK_WARNING, BRACKETED_ERROR, CONNECTED, IGNORED_BRACKETED, NUM, OOO, REPORT, SENT, SERVER_REPORT, STARTED, WARNING,
     report_row, tool_error, usage_reason,
 )
 from analysis.parsers.iperf2_model import (
@@ -20,7 +20,6 @@ from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.units import size_to_bytes, span_s
 from analysis.parsers.values import strip_zone, utc_from_zone_name
 
-NUM = r"\d+(?:\.\d+)?"
 CLIENT = re.compile(r"^Client connecting to (?P<host>\S+), (?P<transport>TCP|UDP) port (?P<port>\d+)")
 SERVER = re.compile(r"^Server listening on (?P<transport>TCP|UDP) port (?P<port>\d+)")
 _DATAGRAMS = re.compile(r"^(?:Sending|Receiving) (?P<n>\d+) byte datagrams")
