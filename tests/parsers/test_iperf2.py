@@ -660,3 +660,19 @@ def test_2_2_enhanced_dual_client_sum_count_header():
     assert (flows["1"].side, flows["1"].retransmits, flows["1"].rtt_last_sample_ms) == ("sender", 16.0, 2.533)
     assert (flows["2"].side, flows["2"].bytes) == ("receiver", 348 * MiB)
     assert (flows["SUM"].side, flows["SUM"].retransmits, flows["SUM"].bytes) == ("both", 51.0, 764 * MiB)
+
+
+def test_2_0_x_server_log_of_a_dual_run_its_connection_back_unstarred():
+    """2.0.14a's own -d client never asks for the connection back, so the
+    2.0.x server log comes from a 2.1.8 -d client: the server's connection
+    back '[  6] local 127.0.0.1 port 56444 connected with ... port 26351' has
+    no star and no 'Client connecting' header; its local port is no listening
+    port, so the server opened it and sends on it."""
+    server = parse("v2.0.14a_server_tcp_dual_from_2.1.8.txt")
+    assert sides(server) == [("4", "receiver", D[0], "dual"), ("6", "sender", D[1], "dual"),
+                             ("SUM", "both", "both", "dual")]
+    flows = by_flow(server)
+    assert (flows["6"].bytes, flows["6"].duration_s, flows["6"].throughput_mbps) == (round(1.49 * GiB), 2.0, 6420.0)
+    assert (flows["SUM"].bytes, flows["SUM"].throughput_mbps) == (round(3.14 * GiB), 13400.0)
+    client = parse("v2.1.8_client_tcp_dual_to_2.0.14a.txt")  # the same two streams, seen from the client
+    assert sides(client) == [("1", "sender", D[0], "dual"), ("2", "receiver", D[1], "dual")]

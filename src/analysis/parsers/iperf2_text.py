@@ -234,7 +234,15 @@ class _TextParser:
             return "accept"
         if conn.rport in self.connect_ports:
             return "connect"
+        if self.listen_ports and not self.connect_ports:
+            return "connect"  # a host that only listens opened this one (a 2.0.x server's connection back)
         return None
+
+    def _back(self, conn: Conn) -> bool:
+        """A server's connection back to a -d/-r client: starred (2.1 on),
+        or (2.0.x) one opened by a host that printed only a 'Server
+        listening' header (2.0.14a prints no 'Client connecting' for it)."""
+        return conn.starred or (not self.connect_ports and self._kind(conn) == "connect")
 
     def _roles(self) -> dict[int, str | None]:
         """Role of the process that printed each connection: 'client' (ran
@@ -252,7 +260,7 @@ class _TextParser:
             opened_to = {c.remote for c in self.conns if not c.starred and self._kind(c) == "connect"}
         for conn in self.conns:
             kind = self._kind(conn) or {"client": "connect", "server": "accept"}.get(self.role or "")
-            if conn.starred:
+            if self._back(conn):
                 roles[id(conn)] = "server"
             elif kind == "connect":
                 roles[id(conn)] = "client"
@@ -265,22 +273,21 @@ class _TextParser:
 
     def _dual(self, roles: dict[int, str | None]) -> set[int]:
         """Connections of a dual test (-d at once, -r one after the other:
-        the output does not say which): a 2.1 server's starred connection
-        back, the accepted connection it answers (same peer, same [SUM]
+        the output does not say which): a server's connection back, the accepted connection it answers (same peer, same [SUM]
         session, or the very next connection from that peer), and every
         connection of a client that also accepted one from its peer."""
         dual: set[int] = set()
         listener_peers = {c.remote for c in self.conns if roles[id(c)] == "client" and self._kind(c) == "accept"}
-        back = {(c.remote, c.session) for c in self.conns if c.starred}
+        back = {(c.remote, c.session) for c in self.conns if self._back(c)}
         following: dict[str, Conn] = {}
         for conn in reversed(self.conns):
             nxt = following.get(conn.remote)
             following[conn.remote] = conn
             role = roles[id(conn)]
-            if conn.starred or (role == "client" and conn.remote in listener_peers):
+            if self._back(conn) or (role == "client" and conn.remote in listener_peers):
                 dual.add(id(conn))
             elif role == "server" and not (conn.reverse or conn.full_duplex) and (
-                    (conn.remote, conn.session) in back or (nxt is not None and nxt.starred)):
+                    (conn.remote, conn.session) in back or (nxt is not None and self._back(nxt))):
                 dual.add(id(conn))
         return dual
 
