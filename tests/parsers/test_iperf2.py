@@ -1,7 +1,8 @@
 """iperf 2 parser: values checked by hand against the fixture texts.
 
 Fixtures: tests/fixtures/iperf2/ (genuine 2.1.8 runs made here, genuine
-public pastes named public_*, hand-damaged copies in ../damaged/iperf2/, genuine
+2.0.14a and 2.2.1 runs named v2.0.14a_* and v2.2.1_* made by
+scripts/fixtures/iperf2_versions.sh, genuine public pastes named public_*, hand-damaged copies in ../damaged/iperf2/, genuine
 2.1.8 runs between two network namespaces (-d, -r, -R, --full-duplex, a
 killed server; see each .cmd), and genuine iperf3 outputs in foreign_iperf3/
 as negative detection samples).
