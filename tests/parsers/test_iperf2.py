@@ -1,7 +1,8 @@
 """iperf 2 parser: values checked by hand against the fixture texts.
 
 Fixtures: tests/fixtures/iperf2/ (genuine 2.1.8 runs made here, genuine
-public pastes named public_*, hand-damaged copies in ../damaged/iperf2/, genuine
+2.0.14a and 2.2.1 runs named v2.0.14a_* and v2.2.1_* made by
+scripts/fixtures/iperf2_versions.sh, genuine public pastes named public_*, hand-damaged copies in ../damaged/iperf2/, genuine
 2.1.8 runs between two network namespaces (-d, -r, -R, --full-duplex, a
 killed server; see each .cmd), and genuine iperf3 outputs in foreign_iperf3/
 as negative detection samples).
@@ -418,11 +419,13 @@ def test_udp_dual_reverse_and_full_duplex():
 
 def test_loopback_server_log_of_reverse_dual_and_full_duplex_runs():
     """The genuine loopback server log once refused: three sessions, one per
-    direction variant, each record with its direction."""
+    direction variant, each record with its direction. The -d session's
+    [SUM] adds up 2, 4 and *3 only (1.29 + 2.24 + 2.24 = 5.77 GBytes): the
+    reverse run before it had ended, so the [SUM] is 'dual', not mixed."""
     result = parse("server_tcp_reverse_dual_fullduplex_loopback.txt")
     assert [(r.flow, r.side, r.test) for r in result.records] == [
         ("1", "sender", "reverse"), ("2", "receiver", "dual"), ("4", "receiver", "dual"), ("3", "sender", "dual"),
-        ("SUM", "both", None), ("5", "receiver", "full-duplex"), ("5", "sender", "full-duplex"),
+        ("SUM", "both", "dual"), ("5", "receiver", "full-duplex"), ("5", "sender", "full-duplex"),
         ("SUM", "both", "full-duplex")]
     assert sides(parse("client_tcp_reverse_loopback.txt")) == [("1", "receiver", D[1], "reverse")]
 
@@ -508,3 +511,169 @@ def test_csv_dual_and_full_duplex_keep_both_directions_on_both_hosts():
     assert sorted(r.throughput_mbps for r in client) == [7865.818378, 8232.260579]
     # 2.1.8 prints '::' port 0 for the receiver of the client's reverse half
     assert any("receiver (not printed)" in w for r in client for w in r.warnings)
+
+
+# ---------------------------------------------------------------- other versions: 2.0.14a (bullseye), 2.2.1 (trixie)
+# Genuine runs made on loopback by scripts/fixtures/iperf2_versions.sh (each .cmd
+# gives the commands); 2.2.1 runs with trixie's own loader and libc.
+
+
+def test_2_0_14a_enhanced_tcp_client_final_prints_na_for_cwnd_and_rtt():
+    """2.0.14a -e: 'Cwnd/RTT' is '1023K/83 us' on intervals and 'NA/0 us' on
+    the final: no sample there, not an RTT of zero."""
+    result = parse("v2.0.14a_client_tcp_e.txt")
+    (rec,) = result.records
+    assert result.variant == "text-enhanced-client-tcp"
+    assert (rec.flow, rec.side, rec.duration_s, rec.throughput_mbps) == ("3", "sender", 2.0, 13900.0)
+    assert rec.bytes == round(3.23 * GiB) and rec.retransmits == 0.0
+    assert rec.rtt_last_sample_ms is None and rec.rtt_ms is None
+    assert [(i.end_s, i.rtt_ms) for i in result.intervals] == [(1.0, 0.083), (2.0, 0.078), (2.0, 0.078)]
+
+
+def test_2_2_enhanced_tcp_client_inflight_cwnd_and_rtt_columns():
+    """2.2 -e: 'InF(pkts)/Cwnd(pkts)/RTT(var)' = '0K(0)/2302K(36)/433(373) us'."""
+    result = parse("v2.2.1_client_tcp_e.txt")
+    (rec,) = result.records
+    assert (rec.duration_s, rec.throughput_mbps, rec.bytes) == (2.0147, 7380.0, round(1.73 * GiB))
+    assert (rec.retransmits, rec.rtt_last_sample_ms, rec.message_size_bytes) == (14.0, 0.433, 131072.0)
+    assert [(i.retransmits, i.rtt_ms) for i in result.intervals] == [(2.0, 0.41), (12.0, 0.433)]
+    assert rec.started_at == datetime(2026, 12, 2, 0, 44, 12, 954000, tzinfo=timezone.utc)  # '00:44:12.954 (UTC)'
+
+
+@pytest.mark.parametrize(("name", "owd", "received", "duration"), [
+    # 2.0.14a pads the latency columns: '0.011/ 0.001/ 3.740/ 0.146 ms ... 14.1 Byte 122409.51'
+    ("v2.0.14a_server_udp_e.txt", (0.011, 0.001, 3.74, 0.146), 2563.0, 1.9999),
+    # 2.2.1 ends with 'Read/Timeo/NA NetPwr': '854 pps 2563/0/0 193633'
+    ("v2.2.1_server_udp_e.txt", (0.007, 0.002, 0.089, 0.004), 2562.0, 2.001),
+    # a 2.2.1 client's relayed report: 'Rx/inP Read/Timeo/Trunc NetPwr'; its own lines 'Write/Err/Timeo PPS'
+    ("v2.2.1_client_udp_e.txt", (0.007, 0.002, 0.089, 0.004), 2562.0, 2.001),
+])
+def test_enhanced_udp_receiver_layouts_of_each_version(name, owd, received, duration):
+    (rec,) = parse(name).records
+    assert (rec.side, rec.transport, rec.jitter_ms, rec.packets_lost) == ("receiver", "UDP", 0.001, 0.0)
+    assert (rec.owd_ms, rec.owd_min_ms, rec.owd_max_ms, rec.owd_sd_ms) == owd
+    assert (rec.packets_received, rec.duration_s, rec.throughput_mbps) == (received, duration, 10.5)
+
+
+def test_2_0_x_udp_client_csv_rows_then_text_server_reports():
+    """2.0.14a -u -y C: the client prints its own 14-field rows (total -1 on
+    the final) and then each server report as text."""
+    result = parse("v2.0.14a_client_udp_P2_csv_e.txt")
+    assert result.variant == "csv-udp"
+    s3, s4 = result.records
+    # '[  3] 0.0000-1.9999 sec  2.50 MBytes  10.5 Mbits/sec   0.001 ms    2/ 2563 (0.078%)'
+    assert (s3.flow, s3.side, s3.duration_s, s3.throughput_mbps, s3.jitter_ms) == ("3", "receiver", 1.9999, 10.5, 0.001)
+    assert (s3.packets_lost, s3.packets_sent, s3.loss_pct, s3.offered_mbps) == (2.0, 2563.0, 0.078, 10.48963)
+    assert (s4.packets_out_of_order, s4.offered_mbps) == (2.0, 10.489593)  # '2 datagrams received out-of-order'
+    assert (s3.local_address, s3.remote_address) == ("127.0.0.1", "127.0.0.1")
+    assert [(i.flow, i.side, i.throughput_mbps, i.loss_pct) for i in result.intervals if i.flow == "3"] == [
+        ("3", "sender", 10.486368, None), ("3", "sender", 10.48576, None)]
+
+
+def test_2_2_udp_client_csv_final_jitter_is_nan():
+    """2.2.1 prints '-nan' for the jitter its sender never measured."""
+    (rec,) = parse("v2.2.1_client_udp_csv.txt").records
+    assert (rec.status, rec.side, rec.offered_mbps, rec.throughput_mbps, rec.jitter_ms) == (
+        "ok", "sender", 10.481779, None, None)
+
+
+def test_2_2_csv_enhanced_tcp_client_reads_columns_by_their_header():
+    result = parse("v2.2.1_client_tcp_P2_csv_e.txt")
+    assert result.variant == "csv-enhanced-tcp"
+    flows = by_flow(result)
+    assert [r.flow for r in result.records] == ["1", "2", "SUM"]
+    one = flows["1"]  # '...,1,0.0,2.0,570556480,2275006187,4354,0,13,4732,74,765,1184'
+    assert (one.side, one.bytes, one.throughput_mbps, one.duration_s) == ("sender", 570556480.0, 2275.006187, 2.0)
+    assert (one.retransmits, one.rtt_last_sample_ms) == (13.0, 0.765)
+    assert (one.local_address, one.remote_address) == ("127.0.0.1", "127.0.0.1")
+    total = flows["SUM"]  # transferid -1, source port 0; its cwnd/rtt columns print 0
+    assert (total.side, total.bytes, total.retransmits, total.rtt_last_sample_ms) == ("sender", 999948416.0, 68.0, None)
+    assert [(i.start_s, i.end_s, i.throughput_mbps, i.retransmits) for i in result.intervals if i.flow == "1"] == [
+        (0.0, 1.0, 2028.995072, 3.0), (1.0, 2.0, 2534.408192, 10.0)]
+
+
+def test_2_2_csv_enhanced_receivers_and_udp_senders():
+    (tcp,) = parse("v2.2.1_server_tcp_csv_e.txt").records  # header 'readcnt,bin0..': the receiver
+    assert (tcp.side, tcp.bytes, tcp.throughput_mbps, tcp.retransmits) == ("receiver", 1829240896.0, 7323.855331, None)
+    (udp,) = parse("v2.2.1_server_udp_csv_e.txt").records
+    assert (udp.side, udp.jitter_ms, udp.packets_lost, udp.packets_sent, udp.throughput_mbps) == (
+        "receiver", 0.001, 0.0, 2562.0, 10.487816)
+    senders = parse("v2.2.1_client_udp_P2_csv_e.txt").records
+    # header 'writecnt': the senders; their finals print jitter -1.000 and datagrams -1, the [SUM] 5126
+    assert [(r.flow, r.side, r.offered_mbps, r.throughput_mbps, r.loss_pct) for r in senders] == [
+        ("1", "sender", 10.474077, None, None), ("2", "sender", 10.476723, None, None),
+        ("SUM", "sender", 20.947234, None, None)]
+
+
+@pytest.mark.parametrize(("name", "error"), [
+    ("v2.0.14a_client_tcp_refused.txt", "connect failed: Connection refused"),
+    ("v2.0.14a_client_csv_refused.txt", "connect failed: Connection refused"),
+    ("v2.2.1_client_tcp_refused.txt", "tcp connect to 127.0.0.1 port 26220 failed (Connection refused)"),
+    ("v2.2.1_client_csv_refused.txt", "tcp connect to 127.0.0.1 port 26222 failed (Connection refused)"),
+    ("v2.0.14a_usage_no_mode.txt", "Usage: iperf [-s|-c host] [options] Try `iperf --help' for more information."),
+    ("v2.2.1_usage_missing_host.txt", "iperf: option requires an argument -- c; Usage: iperf [-s|-c host] [options] "
+                                      "Try `iperf --help' for more information."),
+    ("v2.2.1_usage_bad_option.txt", "iperf: unrecognized option `--no-such-option'; "
+                                    "tcp connect to 127.0.0.1 port 5001 failed (Connection refused)"),
+])
+def test_error_outputs_are_failed_runs_with_the_tools_own_reason(name, error):
+    """Connection refused (2.2 prints it inside a stream's brackets, with a
+    date), a CSV run's refusal (no row at all) and the usage text: each is a
+    failed record whose error is the tool's own words, not a refused file."""
+    result = parse_file(HERE / name)
+    (rec,) = result.records
+    assert (result.tool, result.variant, rec.status, rec.error) == ("iperf2", "text-error", "failed", error)
+    assert rec.throughput_mbps is None and rec.bytes is None
+
+
+def test_2_2_udp_client_without_server_keeps_its_bracketed_error():
+    (rec,) = parse("v2.2.1_client_udp_noserver.txt").records
+    assert (rec.status, rec.error, rec.side, rec.packets_sent) == (
+        "failed", "Read UDP fin failed: Connection refused", "sender", 180.0)
+
+
+def test_server_log_labels_each_session_by_its_own_test():
+    """A server log of three runs: forward, -d, forward. Only the -d run's
+    connections (2, its starred connection back 3, and their [SUM]) are
+    'dual'; the runs before and after it are 'forward'."""
+    result = parse("v2.2.1_server_tcp_sessions.txt")
+    assert [(r.flow, r.side, r.test) for r in result.records] == [
+        ("1", "receiver", "forward"), ("2", "receiver", "dual"), ("3", "sender", "dual"),
+        ("SUM", "both", "dual"), ("4", "receiver", "forward")]
+    assert by_flow(result)["SUM"].bytes == 584 * MiB
+    old = parse("v2.0.14a_server_tcp_sessions.txt")  # 2.0.14a reuses id 4; its -d run never connected back
+    assert [(r.flow, r.test) for r in old.records] == [("4", "forward"), ("5", "forward"), ("4", "forward")]
+
+
+def test_2_2_dual_client_that_prints_its_accepted_connection_first():
+    """2.2.1 -u -d printed the listener's '[  2] local ... port 26261' before
+    its own '[  1]': the ports still tell the two directions apart."""
+    result = parse("v2.2.1_client_udp_dual.txt")
+    assert result.variant == "text-client-udp"
+    assert sides(result) == [("2", "receiver", D[1], "dual"), ("1", "receiver", D[0], "dual"),
+                             ("SUM", "both", "both", "dual")]
+    own = by_flow(result)["1"]  # its own line offered 10.4, the Server Report says 10.5 arrived
+    assert (own.offered_mbps, own.throughput_mbps, own.packets_sent, own.duration_s) == (10.4, 10.5, 2549.0, 1.9899)
+
+
+def test_2_2_enhanced_dual_client_sum_count_header():
+    flows = by_flow(parse("v2.2.1_client_tcp_dual_e.txt"))  # '[SUM-cnt] Interval ...' is a header
+    assert (flows["1"].side, flows["1"].retransmits, flows["1"].rtt_last_sample_ms) == ("sender", 16.0, 2.533)
+    assert (flows["2"].side, flows["2"].bytes) == ("receiver", 348 * MiB)
+    assert (flows["SUM"].side, flows["SUM"].retransmits, flows["SUM"].bytes) == ("both", 51.0, 764 * MiB)
+
+
+def test_2_0_x_server_log_of_a_dual_run_its_connection_back_unstarred():
+    """2.0.14a's own -d client never asks for the connection back, so the
+    2.0.x server log comes from a 2.1.8 -d client: the server's connection
+    back '[  6] local 127.0.0.1 port 56444 connected with ... port 26351' has
+    no star and no 'Client connecting' header; its local port is no listening
+    port, so the server opened it and sends on it."""
+    server = parse("v2.0.14a_server_tcp_dual_from_2.1.8.txt")
+    assert sides(server) == [("4", "receiver", D[0], "dual"), ("6", "sender", D[1], "dual"),
+                             ("SUM", "both", "both", "dual")]
+    flows = by_flow(server)
+    assert (flows["6"].bytes, flows["6"].duration_s, flows["6"].throughput_mbps) == (round(1.49 * GiB), 2.0, 6420.0)
+    assert (flows["SUM"].bytes, flows["SUM"].throughput_mbps) == (round(3.14 * GiB), 13400.0)
+    client = parse("v2.1.8_client_tcp_dual_to_2.0.14a.txt")  # the same two streams, seen from the client
+    assert sides(client) == [("1", "sender", D[0], "dual"), ("2", "receiver", D[1], "dual")]

@@ -347,3 +347,44 @@ def test_p0_bare_figure_needs_a_test_hint_and_takes_it():
 def test_a_hint_that_does_not_fit_is_refused(name, hints, words):
     with pytest.raises(ParseError, match=words):
         parse_file(FIX / name, hints={"netperf": hints})
+
+
+# ---------------------------------------------------------------- netperf 2.7.1 (Debian trixie), defaults, omni stream latency
+
+
+def test_default_unit_is_printed_by_2_7_1_without_f():
+    """The header of a run without -f names 10^6bits/sec (2.7.1 as 2.7.0's tcp_stream_v4)."""
+    r = one("v2.7.1_tcp_stream")
+    assert (r.test, r.side, r.throughput_mbps, r.duration_s) == ("TCP_STREAM", "sender", 1780.31, 1.01)
+
+
+@pytest.mark.parametrize(("name", "test", "values"), [
+    ("v2.7.1_tcp_stream_P0", "TCP_STREAM", [("sender", 2568.89)]),  # '131072  16384  16384    1.02     2568.89'
+    ("v2.7.1_tcp_maerts_P0", "TCP_MAERTS", [("receiver", 3007.08)]),
+    ("v2.7.1_udp_stream_P0", "UDP_STREAM", [("sender", 454.68), ("receiver", 228.54)]),
+])
+def test_p0_row_with_a_test_hint_reads_netperfs_default_unit(name, test, values):
+    """-P 0 drops the header, the only place of the unit. A test hint
+    without a unit hint means the run used no -f: netperf's default for a
+    stream test, 10^6bits/s, and each record says it was read so."""
+    records = parse_file(FIX / f"{name}.txt", hints={"netperf": {"test": test}}).records
+    assert [(r.side, r.throughput_mbps) for r in records] == values
+    assert all(any("default unit for " + test in w for w in r.warnings) for r in records)
+
+
+def test_p0_row_without_any_hint_keeps_no_throughput():
+    r = one("v2.7.1_tcp_stream_P0")
+    assert r.throughput_mbps is None and any("raw figure 2568.89" in w for w in r.warnings)
+    assert parse_file(FIX / "v2.7.1_tcp_stream_P0.txt", hints={"netperf": {"test": "TCP_STREAM", "unit": "K"}}
+                      ).records[0].throughput_mbps == pytest.approx(2568.89 * 1024 * 8 / 1e6)
+
+
+def test_omni_stream_latency_is_no_round_trip():
+    """-d send -k ...LATENCY: a stream test's latency is the time of one
+    send call, not a round trip: latency_* columns, rtt_* stay empty."""
+    r = one("v2.7.1_omni_stream_latency_keyval")
+    assert (r.side, r.throughput_mbps, r.duration_s) == ("sender", 2018.06, 1.03)
+    # MEAN 62.76, MIN 1, MAX 35120, P50 3, P90 5, P99 50, STDDEV 915.47 (microseconds)
+    assert (r.latency_ms, r.latency_min_ms, r.latency_max_ms, r.latency_sd_ms) == (0.06276, 0.001, 35.12, 0.91547)
+    assert (r.latency_p50_ms, r.latency_p90_ms, r.latency_p99_ms) == (0.003, 0.005, 0.05)
+    assert (r.rtt_ms, r.rtt_min_ms, r.rtt_max_ms, r.rtt_sd_ms) == (None, None, None, None)

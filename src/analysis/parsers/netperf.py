@@ -508,6 +508,7 @@ def _leading_numbers(tokens: list[str]) -> int:
     return n
 
 
+DEFAULT_UNIT = "m"  # what netperf prints without -f for a stream test: 10^6bits/s
 _SHAPE_FAMILY = {"stream": "stream", "stream-cpu": "stream", "udp": "udp-stream", "udp-cpu": "udp-stream",
                  "rr": "rr", "rr-cpu": "rr"}
 _FAMILY_TEXT = {
@@ -536,13 +537,13 @@ def _parse_headerless(lines: list[str], body: list[int], ctx: _Context):
     table = _Table("", [(i, lines[i].split()) for i in body], [])
     if family == "udp-stream":
         table.header = "CPU" if shape == "udp-cpu" else ""
-        records = _udp_stream_records(table, ctx, ctx.hint_unit or "m")
+        records = _udp_stream_records(table, ctx, ctx.hint_unit or DEFAULT_UNIT)
         return "nobanner-udp-stream", _unit_hinted(records, ctx, table.rows[0][1][5]), _intervals(ctx, 0)
     if family == "rr":
         table.header = "CPU" if shape == "rr-cpu" else ""
         return "nobanner-rr", _rr_records(table, lines, ctx), _intervals(ctx, 0)
     table.header = "Utilization" if shape == "stream-cpu" else ""
-    record = _stream_record(table, lines, ctx, ctx.hint_unit or "m")
+    record = _stream_record(table, lines, ctx, ctx.hint_unit or DEFAULT_UNIT)
     return "nobanner-stream", _unit_hinted([record], ctx, table.rows[0][1][4]), _intervals(ctx, 0)
 
 
@@ -573,15 +574,32 @@ def _unit_less(ctx: _Context, raw: str) -> None:
 
 
 def _unit_hinted(records: list[RunRecord], ctx: _Context, raw: str) -> list[RunRecord]:
-    """The unit is only in the header: without a ``unit`` hint a figure
-    stays None (and the record says so)."""
-    if ctx.hint_unit is not None:
-        ctx.warnings.append(f"throughput unit -f {ctx.hint_unit} from the parser hint netperf.unit (no table header)")
+    """The unit is only in the header: without a unit a figure stays None
+    (and the record says so). The records were read in the hint's unit or
+    netperf's default, whichever :func:`_headerless_unit` chose."""
+    if _headerless_unit(ctx) is not None:
         return records
     _unit_less(ctx, raw)
     for rec in records:
         rec.throughput_mbps = None
     return records
+
+
+def _headerless_unit(ctx: _Context) -> str | None:
+    """The -f letter of a stream figure printed without its header: the
+    ``unit`` hint; else, when the ``test`` hint names the test (whoever
+    gives hints from the command line names -f too if it was used), the
+    unit netperf prints for that test without -f, 10^6bits/s (``m``; see
+    the headers of tcp_stream_v4 and v2.7.1_tcp_stream); else unknown."""
+    if ctx.hint_unit is not None:
+        ctx.warnings.append(f"throughput unit -f {ctx.hint_unit} from the parser hint netperf.unit (no table header)")
+        return ctx.hint_unit
+    if ctx.hint_test is not None:
+        ctx.warnings.append(f"throughput unit not printed (no table header): read in netperf's default unit for "
+                            f"{ctx.hint_test}, 10^6bits/s (-f m), as the parser hint netperf.test names the test and "
+                            "no netperf.unit names another -f")
+        return DEFAULT_UNIT
+    return None
 
 
 def _parse_figure(lines: list[str], index: int, ctx: _Context):
@@ -605,9 +623,9 @@ def _parse_figure(lines: list[str], index: int, ctx: _Context):
         rec.rtt_ms = _rr_rtt_ms(rec, ctx, None)
     else:
         rec.side = "receiver" if ctx.test == "UDP_STREAM" else _stream_side(ctx.test)
-        if ctx.hint_unit is not None:
-            rec.throughput_mbps = units.netperf_rate_to_mbps(tokens[0], ctx.hint_unit)
-            ctx.warnings.append(f"throughput unit -f {ctx.hint_unit} from the parser hint netperf.unit (no table header)")
+        unit = _headerless_unit(ctx)
+        if unit is not None:
+            rec.throughput_mbps = units.netperf_rate_to_mbps(tokens[0], unit)
         else:
             _unit_less(ctx, tokens[0])
     return "classic-v0", [rec], _intervals(ctx, 0)
@@ -670,10 +688,17 @@ _OMNI_TITLES = {
 }
 _OMNI_KEYS = frozenset(_OMNI_TITLES.values()) | {"SOCKET_TYPE", "UUID", "COMMAND_LINE", "RESULT_BRAND", "DEST_FAMILY", "SOURCE_FAMILY"}
 _OMNI_COLUMN_STARTS = frozenset(t.split()[0] for t in _OMNI_TITLES) | {"Socket", "Minimum", "Maximum", "Mean", "Stddev", "50th", "90th", "99th"}
-_LATENCY_FIELDS = (
+# An RR test's latency is its round trip; a stream test's is the time of one
+# send (or recv) call, no round trip: it goes to the latency_* columns.
+_LATENCY_FIELDS_RR = (
     ("MIN_LATENCY", "rtt_min_ms"), ("MEAN_LATENCY", "rtt_ms"), ("P50_LATENCY", "latency_p50_ms"),
     ("P90_LATENCY", "latency_p90_ms"), ("P99_LATENCY", "latency_p99_ms"), ("MAX_LATENCY", "rtt_max_ms"),
     ("STDDEV_LATENCY", "rtt_sd_ms"),
+)
+_LATENCY_FIELDS_STREAM = (
+    ("MIN_LATENCY", "latency_min_ms"), ("MEAN_LATENCY", "latency_ms"), ("P50_LATENCY", "latency_p50_ms"),
+    ("P90_LATENCY", "latency_p90_ms"), ("P99_LATENCY", "latency_p99_ms"), ("MAX_LATENCY", "latency_max_ms"),
+    ("STDDEV_LATENCY", "latency_sd_ms"),
 )
 
 
@@ -738,7 +763,7 @@ def _omni_record(sel: dict[str, str], ctx: _Context) -> RunRecord:
     _omni_sizes(rec, sel, direction)
     _omni_cpu(rec, sel)
     _omni_confidence(rec, sel)
-    for key, name in _LATENCY_FIELDS:
+    for key, name in _LATENCY_FIELDS_RR if rr else _LATENCY_FIELDS_STREAM:
         value = _omni_float(sel, key)
         setattr(rec, name, units.us_to_ms(value) if value is not None else None)
     if rr:

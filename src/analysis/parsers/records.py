@@ -46,6 +46,12 @@ class RunRecord:
     rtt_max_ms: float | None = None
     rtt_sd_ms: float | None = None
     rtt_last_sample_ms: float | None = None  # one RTT sample (iperf 2 -e: tcp_info at the end), not a mean
+    # latency_*: a latency that is no round trip (netperf omni stream tests: the time of one send or
+    # recv call), or the percentiles of any test's latency (an RR test's are of its round trips)
+    latency_ms: float | None = None
+    latency_min_ms: float | None = None
+    latency_max_ms: float | None = None
+    latency_sd_ms: float | None = None
     latency_p50_ms: float | None = None
     latency_p90_ms: float | None = None
     latency_p99_ms: float | None = None
