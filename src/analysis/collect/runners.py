@@ -8,6 +8,7 @@ expiry only that group is killed, so a hung run cannot take other work with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any, Callable
 
+from analysis.collect.pipes import Pipes
 from analysis.collect.plan import Ports, ToolOptions, payload_bytes
 from analysis.collect.testbed import in_ns
 
@@ -159,32 +161,50 @@ def server_commands(tool: str, ports: Ports, exe: Callable[[str], str] = str) ->
     return [[exe("ITGRecv"), "-Sp", str(ports.ditg)]]
 
 
+DRAIN_S = 2.0  # after the tool ended or was killed: how long its pipes may stay open (a daemonised grandchild's)
+
+
 def run_step(step: Step, cwd: Path | None = None) -> StepResult:
     """Run one step, stderr merged into stdout as a terminal shows it (unless
-    the step says otherwise); at the deadline kill its process group (only
-    this run's processes)."""
+    the step says otherwise). Every wait is bounded: at the deadline its
+    process group (only this run's processes) is killed; after the tool ends
+    its pipes get :data:`DRAIN_S` to reach end of file, then the group is
+    killed and the pipes closed, so a grandchild that left the group and
+    holds them open cannot hang the collector."""
     started = time.time()
     err = subprocess.STDOUT if step.merge_stderr else subprocess.PIPE
     proc = subprocess.Popen(step.argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
                             cwd=cwd, start_new_session=True)
+    out, errout = bytearray(), bytearray()
+    assert proc.stdout is not None
+    pipes = Pipes({proc.stdout: out.extend} | ({proc.stderr: errout.extend} if proc.stderr else {}))
     try:
-        out, errout = proc.communicate(timeout=step.timeout_s)
-        status: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
+        pipes.read(time.monotonic() + step.timeout_s, stop=lambda: _exited(proc))
+        timed_out = not _exited(proc)
+        if timed_out:
+            _kill_group(proc)
+        pipes.read(time.monotonic() + DRAIN_S)
+        _kill_group(proc)  # what is left of the group; the leader is not reaped yet, so its PID is still the group's
+    finally:
+        pipes.close()
         _kill_group(proc)
-        out, errout = proc.communicate()
-        status = None
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    return StepResult(step, status, out, errout or b"", started, time.time())
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(DRAIN_S)
+    return StepResult(step, None if timed_out else proc.returncode, bytes(out), bytes(errout), started, time.time())
+
+
+def _exited(proc: subprocess.Popen) -> bool:
+    """Whether the child ended, without reaping it (its PID keeps naming its group)."""
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         pass
 
 
