@@ -339,6 +339,18 @@ def test_ssh_argv_is_strict_batch_multiplexed_and_ends_options_before_the_destin
     assert powershell[-1].startswith("powershell.exe -NoLogo")
 
 
+def test_proxy_command_tokens_reach_ssh_unchanged():
+    """docs/collecting.md's example: ssh, not the collector, expands %h and %p (%% stays a literal %)."""
+    opts = host(proxy_command=["ssh", "-W", "%h:%p", "bastion", "-o", "SetEnv=RATE=100%%"]).options()
+    assert "ProxyCommand=ssh -W %h:%p bastion -o SetEnv=RATE=100%%" in opts
+
+
+@pytest.mark.parametrize("arg", ["100%", "%d", "%", "%%%x"])
+def test_a_percent_ssh_would_refuse_in_a_proxy_command_is_refused_in_the_plan(arg):
+    with pytest.raises(ValueError, match=r"proxy_command argument .*knows only %h %p %r %n there; write %% for a literal %"):
+        host(proxy_command=["nc", arg])
+
+
 def test_option_values_are_quoted_for_ssh():
     assert _option_value('/a b/"c"\\%d') == '"/a b/\\"c\\"\\\\%%d"'
 

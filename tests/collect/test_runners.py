@@ -11,6 +11,7 @@ import pytest
 
 from analysis.collect.hostfacts import CpuSample, cpu_percent, cpu_sample
 from analysis.collect.plan import Ports, ToolOptions
+from analysis.collect.readiness import Endpoint
 from analysis.collect.runners import DRAIN_S, Step, client_steps, run_step, server_commands
 from analysis.collect.testbed import in_ns
 
@@ -104,11 +105,12 @@ def test_every_command_is_a_list_of_plain_strings():
             assert isinstance(s.argv, list) and all(isinstance(x, str) and x for x in s.argv)
 
 
-def test_servers_per_tool():
-    assert server_commands("netperf", PORTS) == [["netserver", "-D", "-p", "15865"]]
-    assert server_commands("iperf3", PORTS) == [["iperf3", "-s", "-p", "15201"]]
-    assert server_commands("iperf2", PORTS) == [["iperf", "-s", "-V", "-p", "15001"], ["iperf", "-s", "-u", "-V", "-p", "15001"]]
-    assert server_commands("ditg", Ports(ditg=16900)) == [["ITGRecv", "-Sp", "16900"]]
+def test_servers_per_tool_and_the_port_each_listens_on():
+    assert server_commands("netperf", PORTS) == [(["netserver", "-D", "-p", "15865"], Endpoint("tcp", 15865))]
+    assert server_commands("iperf3", PORTS) == [(["iperf3", "-s", "-p", "15201"], Endpoint("tcp", 15201))]
+    assert server_commands("iperf2", PORTS) == [(["iperf", "-s", "-V", "-p", "15001"], Endpoint("tcp", 15001)),
+                                                (["iperf", "-s", "-u", "-V", "-p", "15001"], Endpoint("udp", 15001))]
+    assert server_commands("ditg", Ports(ditg=16900)) == [(["ITGRecv", "-Sp", "16900"], Endpoint("tcp", 16900))]
 
 
 def test_in_ns():

@@ -138,7 +138,7 @@ class Collector:
             self._check_profiles(bed)
             scratch = workdir(bed.prefix)
             stack.callback(shutil.rmtree, scratch, True)
-            servers = ServerSet(bed.receiver.ns, bed.spec.ports, scratch, self.out / COLLECT_DIR / "servers")
+            servers = ServerSet(bed.receiver.ns, bed.spec.ports, scratch, self.out / COLLECT_DIR / "servers", bed.target(4))
             stack.callback(servers.stop)
             self.servers[name] = servers
             self.facts[name] = bed.facts()

@@ -67,6 +67,8 @@ class Dialect(Protocol):
     def facts(self, executables: dict[str, str], own_address: str | None, peer: str | None) -> str: ...
     def parse_facts(self, text: str) -> dict[str, Any]: ...
     def clock(self) -> str: ...
+    def listening(self) -> str: ...
+    def parse_listening(self, text: str) -> set[tuple[str, int]]: ...
     def remote_command(self, script: str) -> str: ...
 
 
@@ -83,6 +85,23 @@ def markers(text: str) -> dict[str, list[str]]:
         for mark in (PID_MARK, EXIT_MARK, CPU_MARK, MISSING_MARK):
             if line.startswith(mark + " "):
                 out.setdefault(mark, []).append(line[len(mark) + 1:].strip())
+    return out
+
+
+# Socket states in /proc/net/{tcp,udp}[6]: TCP_LISTEN; TCP_CLOSE, which an unconnected (bound) UDP socket shows.
+_PROC_NET_STATE = {"tcp": "0A", "udp": "07"}
+
+
+def proc_net_sockets(tables: dict[str, str]) -> set[tuple[str, int]]:
+    """(transport, port) of the listening TCP and bound UDP sockets in Linux's
+    /proc/net tables, given by name (tcp, tcp6, udp, udp6)."""
+    out = set()
+    for name, text in tables.items():
+        transport = name.rstrip("6")
+        for line in text.splitlines()[1:]:
+            fields = line.split()
+            if len(fields) > 3 and fields[3] == _PROC_NET_STATE.get(transport) and ":" in fields[1]:
+                out.add((transport, int(fields[1].rsplit(":", 1)[1], 16)))
     return out
 
 
@@ -236,6 +255,13 @@ class Posix:
 
     def clock(self) -> str:
         return "date +%s.%N"
+
+    def listening(self) -> str:
+        """The host's socket tables (Linux /proc/net), in sections for :meth:`parse_listening`."""
+        return f"for t in tcp tcp6 udp udp6; do echo \"{SECTION}$t\"; cat \"/proc/net/$t\" 2>/dev/null; done; exit 0"
+
+    def parse_listening(self, text: str) -> set[tuple[str, int]]:
+        return proc_net_sockets({name: "\n".join(lines) for name, lines in _sections(text).items()})
 
     def remote_command(self, script: str) -> str:
         return script
@@ -485,6 +511,14 @@ class PowerShell:
 
     def clock(self) -> str:
         return "[DateTimeOffset]::UtcNow.ToUnixTimeMilliseconds() / 1000"
+
+    def listening(self) -> str:
+        return ("Get-NetTCPConnection -State Listen -ErrorAction SilentlyContinue | ForEach-Object { 'tcp ' + $_.LocalPort }; "
+                "Get-NetUDPEndpoint -ErrorAction SilentlyContinue | ForEach-Object { 'udp ' + $_.LocalPort }; exit 0")
+
+    def parse_listening(self, text: str) -> set[tuple[str, int]]:
+        pairs = (line.split() for line in text.splitlines())
+        return {(p[0], int(p[1])) for p in pairs if len(p) == 2 and p[0] in ("tcp", "udp") and p[1].isdigit()}
 
     def remote_command(self, script: str) -> str:
         encoded = base64.b64encode(script.encode("utf-16-le")).decode("ascii")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import selectors
 import time
-from typing import IO, Callable
+from typing import IO, Callable, Mapping
 
 CHUNK = 1 << 16
 
@@ -19,7 +19,7 @@ CHUNK = 1 << 16
 class Pipes:
     """A child's output pipes, each feeding its sink (a callable taking bytes)."""
 
-    def __init__(self, sinks: dict[IO[bytes], Callable[[bytes], object]]):
+    def __init__(self, sinks: Mapping[IO[bytes], Callable[[bytes], object]]):
         self.sinks = {f.fileno(): sink for f, sink in sinks.items()}
         self.files = list(sinks)
         self.ended: set[int] = set()

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from analysis.collect.pipes import Pipes
 from analysis.collect.plan import Ports, ToolOptions, payload_bytes
+from analysis.collect.readiness import READY_S, Endpoint, NamespaceProbe, Readiness, ServerNotReady
 from analysis.collect.testbed import in_ns
 
 @dataclass(frozen=True)
@@ -150,15 +152,22 @@ def client_steps(levels: dict[str, Any], target: str, ns: str | None, ports: Por
     return steps + [Step(decode + [recv_log], timeout_s, "", label, "receiver", False, "receiver")]
 
 
-def server_commands(tool: str, ports: Ports, exe: Callable[[str], str] = str) -> list[list[str]]:
-    """Servers for ``tool``: dual-stack where the tool allows, else one per need."""
+class ServerCommand(NamedTuple):
+    argv: list[str]
+    endpoint: Endpoint  # where it listens: what readiness probes
+
+
+def server_commands(tool: str, ports: Ports, exe: Callable[[str], str] = str) -> list[ServerCommand]:
+    """Servers for ``tool``: dual-stack where the tool allows, else one per need.
+    D-ITG's signalling channel (``-Sp``) is TCP; its data ports open per flow."""
     if tool == "netperf":
-        return [[exe("netserver"), "-D", "-p", str(ports.netperf)]]
+        return [ServerCommand([exe("netserver"), "-D", "-p", str(ports.netperf)], Endpoint("tcp", ports.netperf))]
     if tool == "iperf3":
-        return [[exe("iperf3"), "-s", "-p", str(ports.iperf3)]]
+        return [ServerCommand([exe("iperf3"), "-s", "-p", str(ports.iperf3)], Endpoint("tcp", ports.iperf3))]
     if tool == "iperf2":
-        return [[exe("iperf"), "-s", "-V", "-p", str(ports.iperf2)], [exe("iperf"), "-s", "-u", "-V", "-p", str(ports.iperf2)]]
-    return [[exe("ITGRecv"), "-Sp", str(ports.ditg)]]
+        return [ServerCommand([exe("iperf"), "-s", "-V", "-p", str(ports.iperf2)], Endpoint("tcp", ports.iperf2)),
+                ServerCommand([exe("iperf"), "-s", "-u", "-V", "-p", str(ports.iperf2)], Endpoint("udp", ports.iperf2))]
+    return [ServerCommand([exe("ITGRecv"), "-Sp", str(ports.ditg)], Endpoint("tcp", ports.ditg))]
 
 
 DRAIN_S = 2.0  # after the tool ended or was killed: how long its pipes may stay open (a daemonised grandchild's)
@@ -179,7 +188,10 @@ def run_step(step: Step, cwd: Path | None = None) -> StepResult:
     assert proc.stdout is not None
     pipes = Pipes({proc.stdout: out.extend} | ({proc.stderr: errout.extend} if proc.stderr else {}))
     try:
-        pipes.read(time.monotonic() + step.timeout_s, stop=lambda: _exited(proc))
+        end = time.monotonic() + step.timeout_s
+        pipes.read(end, stop=lambda: _exited(proc))
+        while not _exited(proc) and time.monotonic() < end:  # pipes closed a moment before the exit
+            time.sleep(0.005)
         timed_out = not _exited(proc)
         if timed_out:
             _kill_group(proc)
@@ -211,9 +223,14 @@ def _kill_group(proc: subprocess.Popen) -> None:
 @dataclass
 class Server:
     argv: list[str]
+    endpoint: Endpoint
     ns: str | None
     log: Path
     proc: subprocess.Popen | None = None
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.argv)
 
     def start(self, cwd: Path) -> None:
         with open(self.log, "ab") as log:
@@ -243,26 +260,32 @@ class Server:
 
 @dataclass
 class ServerSet:
-    """The servers of one testbed, per tool, restartable after a failed run."""
+    """The servers of one testbed, per tool, restartable after a failed run;
+    a start returns once every server's port answers (:mod:`readiness`)."""
 
     ns: str | None
     ports: Ports
     cwd: Path
     logdir: Path
+    address: str  # the receiver's address, where a TCP readiness probe connects
     servers: dict[str, list[Server]] = field(default_factory=dict)
+    ready_s: float = READY_S
 
     def start(self, tool: str) -> None:
         self.logdir.mkdir(parents=True, exist_ok=True)
         name = self.ns or "host"
-        group = [Server(argv, self.ns, self.logdir / f"{name}.{tool}.{i}.log") for i, argv in enumerate(server_commands(tool, self.ports))]
+        group = [Server(c.argv, c.endpoint, self.ns, self.logdir / f"{name}.{tool}.{i}.log")
+                 for i, c in enumerate(server_commands(tool, self.ports))]
         for s in group:
             s.start(self.cwd)
         self.servers[tool] = group
-        time.sleep(0.5)
-        dead = [" ".join(s.argv) for s in group if not s.alive]
-        if dead:
+        where = f"namespace {self.ns}" if self.ns else "this host"
+        netns = Path("/run/netns") / self.ns if self.ns else None
+        try:
+            Readiness(where, self.address, NamespaceProbe(netns, self.address), self.ready_s).wait(group)
+        except ServerNotReady as exc:
             self.stop(tool)
-            raise RuntimeError(f"server did not stay up: {dead[0]} (see {self.logdir})")
+            raise exc.with_log(next(s.log for s in group if s is exc.server)) from None
 
     def ensure(self, tool: str) -> None:
         """Start the tool's servers unless all of them are running."""

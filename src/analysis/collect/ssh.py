@@ -131,8 +131,8 @@ class SshHost:
         if s.known_hosts_file:
             opts += ["-o", f"UserKnownHostsFile={_option_value(os.path.expanduser(s.known_hosts_file))}"]
         if s.proxy_command:
-            # ssh runs a ProxyCommand with /bin/sh: POSIX quoting, % doubled against ssh's tokens
-            opts += ["-o", "ProxyCommand=" + shlex.join(s.proxy_command).replace("%", "%%")]
+            # ssh runs a ProxyCommand with /bin/sh: POSIX quoting; its tokens (%h, %p, ...) pass through for ssh to expand
+            opts += ["-o", "ProxyCommand=" + shlex.join(s.proxy_command)]
         return opts
 
     def argv(self, script: str) -> list[str]:
