@@ -60,6 +60,7 @@ class Dialect(Protocol):
     def cat(self, path: str) -> str: ...
     def sha256(self, path: str) -> str: ...
     def take(self, path: str) -> str | None: ...
+    def size(self, path: str) -> str: ...
     def remove(self, paths: list[str]) -> str: ...
     def make_workdir(self, base: str | None) -> str: ...
     def remove_workdir(self, path: str) -> str: ...
@@ -164,9 +165,13 @@ class Posix:
         return f"if command -v sha256sum >/dev/null 2>&1; then sha256sum -- {q}; else shasum -a 256 -- {q}; fi"
 
     def take(self, path: str) -> str | None:
-        """One round trip for a copy: the checksum line, the bytes, then the file is removed."""
+        """One round trip for a copy: the size line (at once, so the copy's
+        deadline can grow with it), the checksum line, the bytes; then the file is removed."""
         q = self.quote(path)
-        return f"{{ {self.sha256(path)}; }} || exit 1; cat -- {q} || exit 1; rm -f -- {q}"
+        return f"{self.size(path)} || exit 1; {{ {self.sha256(path)}; }} || exit 1; cat -- {q} || exit 1; rm -f -- {q}"
+
+    def size(self, path: str) -> str:
+        return f"wc -c < {self.quote(path)}"
 
     def remove(self, paths: list[str]) -> str:
         return "rm -f -- " + self.command_line(paths)
@@ -410,6 +415,9 @@ class PowerShell:
 
     def sha256(self, path: str) -> str:
         return f"(Get-FileHash -Algorithm SHA256 -LiteralPath {self.quote(path)}).Hash"
+
+    def size(self, path: str) -> str:
+        return f"(Get-Item -LiteralPath {self.quote(path)}).Length"
 
     def take(self, path: str) -> str | None:
         """None: PowerShell's text pipeline and a raw byte stream do not mix in

@@ -217,18 +217,20 @@ class HostsTestbed(BuiltOnEnter):
         extra = [] if err is not None or d.name == "posix" else [out + ".err"]  # PowerShell: stderr in its own file
         output, digest = host.fetch(out, remove=True)
         for path in extra:
-            output += host.fetch(path, remove=True)[0]
+            _append(host.fetch(path, remove=True)[0], output)
         stderr = b""
         if err is not None:
             if status != 0:
-                stderr = host.fetch(err, remove=True)[0]
+                spooled = host.fetch(err, remove=True)[0]
+                stderr = spooled.read_bytes()  # a failing step's reason: short
+                spooled.unlink()
             else:
                 host.run(d.remove([err]), check=False)
-        return StepResult(step, status, output, stderr, started, ended, d.command_line(argv), host.name, digest,
-                          _cpu(remote))
+        return StepResult(step, status, b"", stderr, started, ended, d.command_line(argv), host.name, digest,
+                          _cpu(remote), file=output)
 
-    def fetch_logs(self, files: dict[str, str]) -> dict[str, tuple[bytes, str]]:
-        """D-ITG binary logs by side ({"sender": path, ...}): bytes and SHA-256, removed on the host after."""
+    def fetch_logs(self, files: dict[str, str]) -> dict[str, tuple[Path, str]]:
+        """D-ITG binary logs by side ({"sender": path, ...}): a local copy and its SHA-256, removed on the host after."""
         out = {}
         for side, path in files.items():
             host = self.sender if side == "sender" else self.receiver
@@ -322,9 +324,15 @@ class RemoteServerSet:
         if not self.host.connected:
             return
         try:
-            data, _ = self.host.fetch(server.log, remove=True)
+            copy, _ = self.host.fetch(server.log, remove=True)
         except HostError:
             return
         self.logdir.mkdir(parents=True, exist_ok=True)
-        with open(self.logdir / f"{self.host.name}.{tool}.{index}.log", "ab") as f:
-            f.write(data)
+        _append(copy, self.logdir / f"{self.host.name}.{tool}.{index}.log")
+
+
+def _append(copy: Path, target: Path) -> None:
+    """Add a fetched copy to the end of ``target`` (streamed), then remove the copy."""
+    with open(copy, "rb") as src, open(target, "ab") as dst:
+        shutil.copyfileobj(src, dst)
+    copy.unlink()

@@ -29,15 +29,17 @@ class Pipes:
         """Every pipe reached end of file."""
         return len(self.ended) == len(self.sinks)
 
-    def read(self, deadline: float, stop: Callable[[], bool] = lambda: False) -> bool:
+    def read(self, deadline: float | Callable[[], float], stop: Callable[[], bool] = lambda: False) -> bool:
         """Feed the sinks until every pipe ends (True), or the monotonic
-        ``deadline`` passes or ``stop()`` holds (False; checked every 0.1 s)."""
+        ``deadline`` passes or ``stop()`` holds (False; checked every 0.1 s).
+        A callable deadline is asked again each time: what was read may move it."""
+        end = deadline if callable(deadline) else lambda: deadline
         with selectors.DefaultSelector() as sel:
             for fd in self.sinks:
                 if fd not in self.ended:
                     sel.register(fd, selectors.EVENT_READ)
             while sel.get_map():
-                left = deadline - time.monotonic()
+                left = end() - time.monotonic()
                 if left <= 0 or stop():
                     return False
                 for key, _ in sel.select(min(left, 0.1)):

@@ -11,12 +11,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any, Callable, NamedTuple
+from typing import Any, BinaryIO, Callable, NamedTuple
 
 from analysis.collect.pipes import Pipes
 from analysis.collect.plan import Ports, ToolOptions, payload_bytes
@@ -50,6 +51,52 @@ class StepResult:
     host: str | None = None  # ... that host's name
     sha256: str | None = None  # ... the output's SHA-256 as the host computed it (the copy matched it)
     cpu_pct: float | None = None  # ... that host's CPU utilisation over the step (/proc/stat), when it has one
+    file: Path | None = None  # ... the output, streamed into this local file instead of ``output`` (it may be large)
+    saved_at: Path | None = None  # where :meth:`save` moved that file
+
+    def save(self, target: Path) -> None:
+        """The output as the file ``target``, written whole or not at all; a
+        spooled output is moved there (and copied from there if saved again)."""
+        if self.file is None:
+            save_output(self.output, target)
+        elif self.saved_at is None:
+            save_output(self.file, target)
+            self.saved_at = target
+        else:
+            save_output(self.saved_at, target, move=False)
+
+    def write_into(self, out: BinaryIO) -> None:
+        """Append the output to an open file, streamed."""
+        if self.file is None:
+            out.write(self.output)
+            return
+        with open(self.saved_at or self.file, "rb") as src:
+            shutil.copyfileobj(src, out)
+
+    def discard(self) -> None:
+        """Remove a spooled output that was never saved."""
+        if self.file is not None and self.saved_at is None:
+            self.file.unlink(missing_ok=True)
+
+
+def save_output(data: bytes | Path, target: Path, move: bool = True) -> None:
+    """``data`` (bytes, or a local file: moved unless ``move`` is false) as the
+    file ``target``, through a name beside it, so a reader never sees half of it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")
+    if isinstance(data, Path):
+        if move:
+            try:
+                os.replace(data, target)
+                return
+            except OSError:  # another file system: copy, streamed
+                pass
+        shutil.copyfile(data, part)
+        if move:
+            data.unlink()
+    else:
+        part.write_bytes(data)
+    os.replace(part, target)
 
 
 def _netperf(levels: dict[str, Any], target: str, ports: Ports, duration: float, opts: ToolOptions) -> list[str]:
