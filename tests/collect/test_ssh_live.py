@@ -18,6 +18,7 @@ import random
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -33,6 +34,7 @@ from analysis.collect import ssh
 from analysis.collect.campaign import Collector
 from analysis.collect.hosts import RemoteServer, RemoteServerSet
 from analysis.collect.plan import HostSpec, Plan, PlanError, Ports
+from analysis.collect.scratch import owner_of, stale_scratch
 from analysis.collect.readiness import Endpoint, Readiness, ServerNotReady
 from analysis.collect.ssh import HostError, SshHost
 from analysis.collect.testbed import netns_available
@@ -189,7 +191,9 @@ def test_signal_stops_every_remote_process_and_resume_completes(lab, tmp_path, s
     proc.send_signal(sig)
     output, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130, output.decode()
-    assert b"continue with --resume" in output
+    assert f"interrupted by {sig.name}; testbeds torn down; continue with --resume".encode() in output
+    progress = yaml.safe_load((out / "manifest.yaml").read_text())["campaign"]["extra"]["progress"]
+    assert [r["signal"] for r in progress["interruptions"]] == [sig.name]
     assert_nothing_left(lab)
     _resume(plan, out)
     assert_nothing_left(lab)
@@ -220,7 +224,6 @@ def test_collector_killed_outright_leaves_no_session_and_nothing_on_the_hosts(la
     """SIGKILL gives the collector no chance to clean up: its ssh children
     die with it (PR_SET_PDEATHSIG), their channels close, and the wrappers
     on the hosts end their own process groups."""
-    started = time.time()
     _, _, proc = _start_cli(lab, tmp_path)
     proc.kill()
     proc.communicate(timeout=30)
@@ -229,9 +232,10 @@ def test_collector_killed_outright_leaves_no_session_and_nothing_on_the_hosts(la
     ours = [line for line in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
             if line.startswith("ssh ") and str(lab.key) in line]
     assert ours == []
-    for folder in Path("/tmp").glob("nr-ssh-*"):  # the killed collector's control folder (sockets gone with the masters)
-        if folder.stat().st_mtime >= started and {p.name for p in folder.iterdir()} <= {"alice.master.log", "bob.master.log"}:
-            shutil.rmtree(folder)
+    # its local control folder stays (sockets gone with the masters); --cleanup knows it as a killed collector's
+    (left,) = [f for f in Path(tempfile.gettempdir()).glob("nr-ssh-*") if owner_of(f) == proc.pid]
+    assert left in stale_scratch()
+    shutil.rmtree(left)
 
 
 # --- the first errors a lab user meets ---------------------------------------------------

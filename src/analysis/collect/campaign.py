@@ -28,7 +28,7 @@ from analysis.collect.dialects import dialect
 from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step, save_output
-from analysis.collect.testbed import Testbed, signals_raise, workdir
+from analysis.collect.testbed import Testbed, signal_name, signals_raise, workdir
 from analysis.verdicts.registration import register
 from analysis.verdicts.spec import load_hypotheses
 
@@ -82,6 +82,7 @@ class Collector:
     elapsed_before: float = 0.0
     started: float | None = None  # monotonic start of this session
     host: dict[str, Any] = field(default_factory=dict)
+    interruptions: list[dict[str, Any]] = field(default_factory=list)  # each session a signal stopped: which, when
 
     # --- preparation ------------------------------------------------------
     def prepare(self) -> list[Run]:
@@ -117,6 +118,7 @@ class Collector:
         extra = old.get("campaign", {}).get("extra", {})
         self.facts = extra.get("testbeds", {})
         self.elapsed_before = float(extra.get("progress", {}).get("collection_seconds", 0.0))
+        self.interruptions = list(extra.get("progress", {}).get("interruptions", []))
 
     # --- the campaign -----------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -128,6 +130,10 @@ class Collector:
                 self._bring_up(stack, pending)
                 self._warm_up(pending)
                 self._loop(pending)
+        except KeyboardInterrupt as exc:
+            self.interruptions.append({"signal": signal_name(exc), "at": _iso(time.time()),
+                                       "runs_done": self.progress()["runs_done"]})
+            raise
         finally:
             self.write_manifest()
         return self.progress()
@@ -357,7 +363,7 @@ class Collector:
             "runs_failed": statuses.count("failed"),
             "complete": len(statuses) == total,
             "collection_seconds": round(self.elapsed_before + (time.monotonic() - self.started if self.started else 0), 1),
-        }
+        } | ({"interruptions": self.interruptions} if self.interruptions else {})
 
     def write_manifest(self) -> None:
         if not self.host:

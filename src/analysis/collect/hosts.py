@@ -12,7 +12,6 @@ facts), not set.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -22,6 +21,7 @@ from analysis.collect.dialects import CPU_MARK
 from analysis.collect.hostfacts import CpuSample, cpu_percent
 from analysis.collect.plan import EXECUTABLES, HostSpec, Ports, TestbedSpec
 from analysis.collect.readiness import READY_S, Endpoint, Readiness, ServerNotReady
+from analysis.collect.scratch import make_scratch
 from analysis.collect.runners import Step, StepResult, server_commands
 from analysis.collect.ssh import HostError, HostLost, Remote, SshHost, exit_status, pump
 from analysis.collect.testbed import BuiltOnEnter, TestbedError
@@ -71,7 +71,7 @@ class HostsTestbed(BuiltOnEnter):
 
     # --- life cycle -----------------------------------------------------------------
     def build(self) -> None:
-        self.ctl_dir = Path(tempfile.mkdtemp(prefix="nr-ssh-"))
+        self.ctl_dir = make_scratch("nr-ssh-")
         sides = {str(self.spec.sender): "sender", str(self.spec.receiver): "receiver"}
         names = list(dict.fromkeys([str(self.spec.sender), str(self.spec.receiver), *self.spec.routers]))
         for name in names:

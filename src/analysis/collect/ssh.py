@@ -21,7 +21,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import BinaryIO
 from analysis.collect.dialects import EXIT_MARK, PID_MARK, Dialect, dialect, markers, parse_sha256
 from analysis.collect.pipes import Pipes
 from analysis.collect.plan import HostSpec
+from analysis.collect.scratch import make_scratch
 from analysis.collect.testbed import TestbedError
 
 SSH = "ssh"
@@ -149,7 +149,7 @@ class SshHost:
         self.name = name
         self.spec = spec
         self.dialect: Dialect = dialect(spec.dialect)
-        self.ctl_dir = ctl_dir or Path(tempfile.mkdtemp(prefix="nr-ssh-"))
+        self.ctl_dir = ctl_dir or make_scratch("nr-ssh-")
         self.socket = self.ctl_dir / f"{name}.sock"
         self.master: subprocess.Popen | None = None
         self.workdir: str | None = None
