@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.collect.dialects import (PowerShell, Posix, markers, parse_sha256, powershell_quote, windows_arg,
+from analysis.collect.dialects import (PowerShell, Posix, markers, parse_sha256, proc_net_sockets, powershell_quote, windows_arg,
                                        windows_command_line)
 from analysis.collect.plan import HostSpec
 from analysis.collect.ssh import SshHost, _option_value, why_refused
@@ -85,6 +85,11 @@ def test_posix_step_in_a_hostile_folder_reports_pid_and_status(shell, tmp_path):
     digest = subprocess.run([shell, "-c", POSIX.sha256(out)], capture_output=True, text=True, check=True).stdout
     assert parse_sha256(digest) == __import__("hashlib").sha256(Path(out).read_bytes()).hexdigest()
     assert subprocess.run([shell, "-c", POSIX.cat(out)], capture_output=True, check=True).stdout == Path(out).read_bytes()
+    data = Path(out).read_bytes()
+    taken = subprocess.run([shell, "-c", str(POSIX.take(out))], capture_output=True, check=True).stdout
+    size, checksum, rest = taken.split(b"\n", 2)  # the size first: a copy's deadline grows with it
+    assert (int(size), parse_sha256(checksum.decode()), rest) == (len(data), __import__("hashlib").sha256(data).hexdigest(), data)
+    assert not Path(out).exists()
     missing = subprocess.run([shell, "-c", POSIX.which(["sh", "no such tool", str(Path(work) / "nope")])],
                              capture_output=True, text=True, check=True).stdout
     assert markers(missing)["netrepro-missing"] == ["no such tool", str(Path(work) / "nope")]
@@ -279,6 +284,18 @@ def test_powershell_commands_exact_text():
     assert PS.path("C:\\w", "run1.out") == "C:\\w\\run1.out"
 
 
+def test_listening_sockets_from_linux_socket_tables_and_from_powershell():
+    this_host = {t: Path(f"/proc/net/{t}").read_text() for t in ("tcp", "tcp6", "udp", "udp6")}
+    script = subprocess.run(["sh", "-c", POSIX.listening()], capture_output=True, text=True, check=True).stdout
+    assert POSIX.parse_listening(script) == proc_net_sockets(this_host)
+    tables = {
+        "tcp": "  sl  local_address rem_address   st\n   0: 00000000:3DF1 00000000:0000 0A 0\n   1: 0100007F:9C40 0100007F:3DF1 01 0",
+        "udp6": "  sl  local_address rem_address   st\n  7: 00000000000000000000000000000000:3E81 00000000000000000000000000000000:0000 07 0",
+    }
+    assert proc_net_sockets(tables) == {("tcp", 15857), ("udp", 16001)}  # the connected socket (01) is not listening
+    assert PS.parse_listening("tcp 15865\r\nudp 15001\r\nWARNING: x\r\n") == {("tcp", 15865), ("udp", 15001)}
+
+
 def test_powershell_is_sent_encoded_so_cmd_or_powershell_can_take_it():
     script = "'netrepro-pid ' + $PID; Write-Output \"it's\""
     line = PS.remote_command(script)
@@ -337,6 +354,18 @@ def test_ssh_argv_is_strict_batch_multiplexed_and_ends_options_before_the_destin
     assert "StrictHostKeyChecking=accept-new" in host(known_hosts="accept-new").argv("x")
     powershell = host(dialect="powershell").argv("x")
     assert powershell[-1].startswith("powershell.exe -NoLogo")
+
+
+def test_proxy_command_tokens_reach_ssh_unchanged():
+    """docs/collecting.md's example: ssh, not the collector, expands %h and %p (%% stays a literal %)."""
+    opts = host(proxy_command=["ssh", "-W", "%h:%p", "bastion", "-o", "SetEnv=RATE=100%%"]).options()
+    assert "ProxyCommand=ssh -W %h:%p bastion -o SetEnv=RATE=100%%" in opts
+
+
+@pytest.mark.parametrize("arg", ["100%", "%d", "%", "%%%x"])
+def test_a_percent_ssh_would_refuse_in_a_proxy_command_is_refused_in_the_plan(arg):
+    with pytest.raises(ValueError, match=r"proxy_command argument .*knows only %h %p %r %n there; write %% for a literal %"):
+        host(proxy_command=["nc", arg])
 
 
 def test_option_values_are_quoted_for_ssh():

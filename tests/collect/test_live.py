@@ -15,17 +15,21 @@ import secrets
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 import yaml
 from cli_process import start_collector
+from typer.testing import CliRunner
 
+from analysis.cli import app
 from analysis.collect import campaign as campaign_mod
 from analysis.collect.campaign import Collector
 from analysis.collect.plan import Plan, Ports, TestbedSpec
-from analysis.collect.testbed import STATE_DIR, Testbed, cleanup, netns_available, our_links, our_namespaces, sh
+from analysis.collect.scratch import OWNER_FILE
+from analysis.collect.testbed import STATE_DIR, Testbed, netns_available, our_links, our_namespaces, sh, workdir
 from analysis.ingest.ingest import ingest_campaign
 from analysis.ingest.manifest import load_manifest
 
@@ -102,7 +106,7 @@ def test_teardown_after_an_exception_inside():
     assert leftovers([prefix]) == []
 
 
-def test_cleanup_removes_only_dead_collectors_leftovers():
+def test_cleanup_removes_only_dead_collectors_leftovers_and_says_what():
     dead, live = f"nr-{secrets.token_hex(3)}", f"nr-{secrets.token_hex(3)}"
     gone = subprocess.Popen(["true"])
     gone.wait()  # a pid that no longer runs: its collector was killed
@@ -110,14 +114,21 @@ def test_cleanup_removes_only_dead_collectors_leftovers():
     (STATE_DIR / f"{dead}.json").write_text(json.dumps({"pid": gone.pid, "prefix": dead}))
     (STATE_DIR / f"{live}.json").write_text(json.dumps({"pid": os.getpid(), "prefix": live}))
     foreign = f"nrx{secrets.token_hex(3)}"
+    stale, running = workdir(dead), workdir(live)  # D-ITG scratch folders: of the killed collector, of this one
+    (stale / OWNER_FILE).write_text(json.dumps({"pid": gone.pid}))
+    unowned = Path(tempfile.mkdtemp(prefix=f"netrepro-{dead}-"))  # the right name, but no owner file: not ours to judge
     try:
         for name in (f"{dead}-snd", f"{live}-snd", foreign):
             sh(["ip", "netns", "add", name])
         sh(["ip", "link", "add", f"{dead}-0a", "type", "veth", "peer", "name", f"{dead}-0b"])
-        removed = cleanup()
-        assert sorted(n for n in removed if n.startswith(dead)) == [f"{dead}-0a", f"{dead}-0b", f"{dead}-snd"]
-        assert leftovers([dead]) == []
-        assert f"{live}-snd" in our_namespaces()
+        result = CliRunner().invoke(app, ["collect", "--cleanup"])
+        assert result.exit_code == 0, result.output
+        said = [line for line in result.output.splitlines() if dead in line]
+        assert sorted(said) == [f"removed link {dead}-0a", f"removed link {dead}-0b", f"removed namespace {dead}-snd",
+                                f"removed scratch folder {stale}"]
+        assert result.output.splitlines()[-1].endswith("left behind by stopped collectors removed")
+        assert leftovers([dead]) == [] and not stale.exists()
+        assert f"{live}-snd" in our_namespaces() and running.is_dir() and unowned.is_dir()
         assert foreign in sh(["ip", "netns", "list"])
     finally:
         for name in (f"{live}-snd", foreign, f"{dead}-snd"):
@@ -125,6 +136,8 @@ def test_cleanup_removes_only_dead_collectors_leftovers():
         sh(["ip", "link", "del", f"{dead}-0a"], check=False)
         for p in (dead, live):
             (STATE_DIR / f"{p}.json").unlink(missing_ok=True)
+        for folder in (stale, running, unowned):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 # --- a whole campaign -------------------------------------------------------
@@ -256,7 +269,9 @@ def test_interrupt_tears_down_and_resume_completes(tmp_path, sig):
     proc.send_signal(sig)
     output, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130, output.decode()
-    assert b"continue with --resume" in output
+    assert f"interrupted by {sig.name}; testbeds torn down; continue with --resume".encode() in output
+    (record,) = yaml.safe_load((out / "manifest.yaml").read_text())["campaign"]["extra"]["progress"]["interruptions"]
+    assert record["signal"] == sig.name and record["runs_done"] >= 2
     prefixes = prefixes_of(out)
     assert prefixes and leftovers(prefixes) == []
     before = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
@@ -265,6 +280,7 @@ def test_interrupt_tears_down_and_resume_completes(tmp_path, sig):
     resumed = Collector(plan, out, resume=True)
     progress = resumed.run()
     assert progress["complete"] and progress["runs_done"] == 8
+    assert progress["interruptions"] == [record]  # the earlier session's interruption stays on record
     after = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
     assert {p: after[p] for p in before} == before  # complete runs were skipped, not redone
     assert leftovers([resumed.testbeds["p2p"].prefix]) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -9,7 +11,8 @@ import pytest
 
 from analysis.collect.hostfacts import CpuSample, cpu_percent, cpu_sample
 from analysis.collect.plan import Ports, ToolOptions
-from analysis.collect.runners import Step, client_steps, run_step, server_commands
+from analysis.collect.readiness import Endpoint
+from analysis.collect.runners import DRAIN_S, Step, client_steps, run_step, server_commands
 from analysis.collect.testbed import in_ns
 
 PORTS = Ports()
@@ -102,11 +105,12 @@ def test_every_command_is_a_list_of_plain_strings():
             assert isinstance(s.argv, list) and all(isinstance(x, str) and x for x in s.argv)
 
 
-def test_servers_per_tool():
-    assert server_commands("netperf", PORTS) == [["netserver", "-D", "-p", "15865"]]
-    assert server_commands("iperf3", PORTS) == [["iperf3", "-s", "-p", "15201"]]
-    assert server_commands("iperf2", PORTS) == [["iperf", "-s", "-V", "-p", "15001"], ["iperf", "-s", "-u", "-V", "-p", "15001"]]
-    assert server_commands("ditg", Ports(ditg=16900)) == [["ITGRecv", "-Sp", "16900"]]
+def test_servers_per_tool_and_the_port_each_listens_on():
+    assert server_commands("netperf", PORTS) == [(["netserver", "-D", "-p", "15865"], Endpoint("tcp", 15865))]
+    assert server_commands("iperf3", PORTS) == [(["iperf3", "-s", "-p", "15201"], Endpoint("tcp", 15201))]
+    assert server_commands("iperf2", PORTS) == [(["iperf", "-s", "-V", "-p", "15001"], Endpoint("tcp", 15001)),
+                                                (["iperf", "-s", "-u", "-V", "-p", "15001"], Endpoint("udp", 15001))]
+    assert server_commands("ditg", Ports(ditg=16900)) == [(["ITGRecv", "-Sp", "16900"], Endpoint("tcp", 16900))]
 
 
 def test_in_ns():
@@ -119,6 +123,45 @@ def test_run_step_kills_only_its_own_group_at_the_deadline():
     res = run_step(Step(["sh", "-c", "sleep 30 & sleep 30"], timeout_s=0.5))
     assert res.exit_status is None
     assert time.monotonic() - t0 < 10
+
+
+def _daemon(pidfile: Path) -> str:
+    """A grandchild that leaves the step's process group (setsid) and keeps its stdout open."""
+    return f"setsid sh -c 'echo $$ > {pidfile}; exec sleep 60' &"
+
+
+def _stop_daemon(pidfile: Path) -> None:
+    deadline = time.monotonic() + 5
+    while not pidfile.is_file() or not pidfile.read_text().strip():
+        assert time.monotonic() < deadline, "the daemon never wrote its PID"
+        time.sleep(0.05)
+    pid = int(pidfile.read_text())
+    assert Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep\0")
+    os.kill(pid, signal.SIGKILL)  # the test's own daemon, by its PID
+
+
+def test_a_daemonised_grandchild_holding_stdout_does_not_hang_a_timed_out_step(tmp_path):
+    pidfile = tmp_path / "daemon.pid"
+    t0 = time.monotonic()
+    try:
+        res = run_step(Step(["sh", "-c", f"{_daemon(pidfile)} echo started; sleep 30"], timeout_s=1))
+        elapsed = time.monotonic() - t0
+    finally:
+        _stop_daemon(pidfile)
+    assert res.exit_status is None and res.output == b"started\n"  # killed at the deadline, output kept
+    assert 1 <= elapsed < 1 + DRAIN_S + 1
+
+
+def test_a_tool_that_exits_while_a_daemon_holds_its_stdout_keeps_its_status(tmp_path):
+    pidfile = tmp_path / "daemon.pid"
+    t0 = time.monotonic()
+    try:
+        res = run_step(Step(["sh", "-c", f"{_daemon(pidfile)} echo done; exit 4"], timeout_s=30))
+        elapsed = time.monotonic() - t0
+    finally:
+        _stop_daemon(pidfile)
+    assert (res.exit_status, res.output) == (4, b"done\n")
+    assert elapsed < DRAIN_S + 1  # not the step's 30 s deadline
 
 
 def test_run_step_merges_or_separates_stderr():

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -27,9 +30,13 @@ from typer.testing import CliRunner
 import sshlab
 from cli_process import start_collector
 from analysis.cli import app
+from analysis.collect import ssh
 from analysis.collect.campaign import Collector
-from analysis.collect.plan import Plan, PlanError
-from analysis.collect.ssh import HostError
+from analysis.collect.hosts import RemoteServer, RemoteServerSet
+from analysis.collect.plan import HostSpec, Plan, PlanError, Ports
+from analysis.collect.scratch import owner_of, stale_scratch
+from analysis.collect.readiness import Endpoint, Readiness, ServerNotReady
+from analysis.collect.ssh import HostError, SshHost
 from analysis.collect.testbed import netns_available
 from analysis.ingest.ingest import ingest_campaign
 from analysis.ingest.manifest import load_manifest
@@ -184,7 +191,9 @@ def test_signal_stops_every_remote_process_and_resume_completes(lab, tmp_path, s
     proc.send_signal(sig)
     output, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130, output.decode()
-    assert b"continue with --resume" in output
+    assert f"interrupted by {sig.name}; testbeds torn down; continue with --resume".encode() in output
+    progress = yaml.safe_load((out / "manifest.yaml").read_text())["campaign"]["extra"]["progress"]
+    assert [r["signal"] for r in progress["interruptions"]] == [sig.name]
     assert_nothing_left(lab)
     _resume(plan, out)
     assert_nothing_left(lab)
@@ -215,7 +224,6 @@ def test_collector_killed_outright_leaves_no_session_and_nothing_on_the_hosts(la
     """SIGKILL gives the collector no chance to clean up: its ssh children
     die with it (PR_SET_PDEATHSIG), their channels close, and the wrappers
     on the hosts end their own process groups."""
-    started = time.time()
     _, _, proc = _start_cli(lab, tmp_path)
     proc.kill()
     proc.communicate(timeout=30)
@@ -224,9 +232,10 @@ def test_collector_killed_outright_leaves_no_session_and_nothing_on_the_hosts(la
     ours = [line for line in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
             if line.startswith("ssh ") and str(lab.key) in line]
     assert ours == []
-    for folder in Path("/tmp").glob("nr-ssh-*"):  # the killed collector's control folder (sockets gone with the masters)
-        if folder.stat().st_mtime >= started and {p.name for p in folder.iterdir()} <= {"alice.master.log", "bob.master.log"}:
-            shutil.rmtree(folder)
+    # its local control folder stays (sockets gone with the masters); --cleanup knows it as a killed collector's
+    (left,) = [f for f in Path(tempfile.gettempdir()).glob("nr-ssh-*") if owner_of(f) == proc.pid]
+    assert left in stale_scratch()
+    shutil.rmtree(left)
 
 
 # --- the first errors a lab user meets ---------------------------------------------------
@@ -269,3 +278,103 @@ def test_one_way_delay_is_refused_without_a_recorded_clock_sync(lab, tmp_path):
     with pytest.raises(PlanError, match="one-way delay .* needs synchronised clocks on alice and bob"):
         Collector(unsynced, tmp_path / "out").run()
     assert_nothing_left(lab)
+
+
+# --- one host: the connection, copies, readiness ---------------------------------------
+@pytest.fixture
+def bob(lab):
+    host = SshHost("bob", HostSpec.model_validate(lab.host_spec("bob")))
+    host.connect()
+    host.make_workdir()
+    yield host
+    host.remove_workdir()
+    host.close()
+
+
+def test_proxy_command_with_ssh_tokens_reaches_the_host(lab):
+    """docs/collecting.md's form: %h and %p are ssh's to expand (here to 198.18.0.1 and 22)."""
+    alice = lab.hosts["alice"]
+    spec = HostSpec.model_validate(lab.host_spec("alice", proxy_command=["ip", "netns", "exec", alice.ns, "nc", "%h", "%p"]))
+    host = SshHost("alice", spec)
+    try:
+        host.connect()
+        said = host.run("echo $SSH_CONNECTION").out.decode().split()
+    finally:
+        host.close()
+    assert said[2:] == ["198.18.0.1", "22"]
+
+
+def _large_file(host: SshHost, mib: int) -> tuple[str, str]:
+    """A file of seeded random bytes in the host's scratch folder (a local folder here): its path and SHA-256."""
+    assert host.workdir is not None
+    path, digest, rng = Path(host.workdir) / "large.bin", hashlib.sha256(), random.Random(24)
+    with open(path, "wb") as f:
+        for _ in range(mib):
+            chunk = rng.randbytes(1 << 20)
+            f.write(chunk)
+            digest.update(chunk)
+    return str(path), digest.hexdigest()
+
+
+def test_fetch_streams_a_large_file_to_disk_with_bounded_memory_and_a_checked_hash(bob):
+    path, digest = _large_file(bob, 128)
+    tracemalloc.start()
+    try:
+        copy, said = bob.fetch(path, remove=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20  # a 128 MiB copy, never more than a few chunks in memory
+    assert said == digest and copy.stat().st_size == 128 << 20
+    with open(copy, "rb") as f:
+        assert hashlib.file_digest(f, "sha256").hexdigest() == digest
+    assert not Path(path).exists()  # taken: removed on the host after the copy
+
+
+def test_fetch_timeout_grows_with_the_size_the_host_reports(bob, monkeypatch):
+    """Calibrated on this machine: a copy given its size's time completes;
+    given a quarter of what it took, it is stopped with an error and no partial file."""
+    path, digest = _large_file(bob, 64)
+    monkeypatch.setattr(ssh, "FETCH_BASE_S", 1.0)
+    monkeypatch.setattr(ssh, "FETCH_MIN_BYTES_PER_S", (64 << 20) / 60)  # one second, plus a minute for its size
+    t0 = time.monotonic()
+    copy, said = bob.fetch(path)
+    took = time.monotonic() - t0
+    assert said == digest and copy.stat().st_size == 64 << 20
+    copy.unlink()
+    monkeypatch.setattr(ssh, "FETCH_BASE_S", took / 4)
+    monkeypatch.setattr(ssh, "FETCH_MIN_BYTES_PER_S", 1e12)  # nothing added for the size
+    t0 = time.monotonic()
+    with pytest.raises(HostError, match=r"^host bob \(root@198\.18\.0\.2:22\): copying .*large\.bin took longer than \d+ s"):
+        bob.fetch(path, remove=True)
+    assert time.monotonic() - t0 < took / 4 + 5
+    assert list(bob.ctl_dir.glob("fetch-*")) == []  # no partial copy kept
+    assert Path(path).is_file()  # not removed on the host: it was not copied
+
+
+def test_remote_servers_are_ready_when_the_host_lists_their_sockets(bob, tmp_path):
+    servers = RemoteServerSet(bob, Ports(iperf2=16001), tmp_path / "servers")
+    try:
+        t0 = time.monotonic()
+        servers.start("iperf2")  # iperf -s: a listening TCP socket; iperf -s -u: a bound UDP socket
+        assert time.monotonic() - t0 < 5
+        assert all(s.alive for s in servers.servers["iperf2"])
+    finally:
+        servers.stop()
+
+
+@pytest.mark.parametrize("transport", ["tcp", "udp"])
+def test_a_remote_port_that_never_answers_is_an_error_naming_the_host_and_port(bob, transport):
+    assert bob.workdir is not None
+    quiet = RemoteServer(["sleep", "30"], Endpoint(transport, 16999), "sleep 30", f"{bob.workdir}/quiet.log")
+    quiet.remote = bob.start(bob.dialect.step(bob.workdir, quiet.argv, quiet.log, None))
+    servers = RemoteServerSet(bob, Ports(), Path("unused"))
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ServerNotReady) as caught:
+            Readiness(bob.label, None, servers.probe, deadline_s=1).wait([quiet])
+        assert 1 <= time.monotonic() - t0 < 5
+    finally:
+        bob.stop(quiet.remote)
+    kind = "listening TCP" if transport == "tcp" else "bound UDP"
+    assert str(caught.value) == f"host bob (root@198.18.0.2:22): server not ready after 1 s: no {kind} socket on port 16999 (sleep 30)"

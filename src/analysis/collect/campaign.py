@@ -27,8 +27,8 @@ from analysis.collect.hostfacts import cpu_percent, cpu_sample, host_facts
 from analysis.collect.dialects import dialect
 from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
-from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step
-from analysis.collect.testbed import Testbed, signals_raise, workdir
+from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step, save_output
+from analysis.collect.testbed import Testbed, signal_name, signals_raise, workdir
 from analysis.verdicts.registration import register
 from analysis.verdicts.spec import load_hypotheses
 
@@ -58,7 +58,14 @@ class Outcome:
     status: str  # ok | failed
     reason: str | None
     results: list[StepResult]
-    logs: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # D-ITG binary logs copied from lab hosts, by side
+    logs: dict[str, tuple[Path, str]] = field(default_factory=dict)  # D-ITG binary logs copied from lab hosts (local copy, SHA-256), by side
+
+    def discard(self) -> None:
+        """Remove the local copies of an outcome that is not kept."""
+        for x in self.results:
+            x.discard()
+        for copy, _ in self.logs.values():
+            copy.unlink(missing_ok=True)
 
 
 @dataclass
@@ -75,6 +82,7 @@ class Collector:
     elapsed_before: float = 0.0
     started: float | None = None  # monotonic start of this session
     host: dict[str, Any] = field(default_factory=dict)
+    interruptions: list[dict[str, Any]] = field(default_factory=list)  # each session a signal stopped: which, when
 
     # --- preparation ------------------------------------------------------
     def prepare(self) -> list[Run]:
@@ -110,6 +118,7 @@ class Collector:
         extra = old.get("campaign", {}).get("extra", {})
         self.facts = extra.get("testbeds", {})
         self.elapsed_before = float(extra.get("progress", {}).get("collection_seconds", 0.0))
+        self.interruptions = list(extra.get("progress", {}).get("interruptions", []))
 
     # --- the campaign -----------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -121,6 +130,10 @@ class Collector:
                 self._bring_up(stack, pending)
                 self._warm_up(pending)
                 self._loop(pending)
+        except KeyboardInterrupt as exc:
+            self.interruptions.append({"signal": signal_name(exc), "at": _iso(time.time()),
+                                       "runs_done": self.progress()["runs_done"]})
+            raise
         finally:
             self.write_manifest()
         return self.progress()
@@ -138,7 +151,7 @@ class Collector:
             self._check_profiles(bed)
             scratch = workdir(bed.prefix)
             stack.callback(shutil.rmtree, scratch, True)
-            servers = ServerSet(bed.receiver.ns, bed.spec.ports, scratch, self.out / COLLECT_DIR / "servers")
+            servers = ServerSet(bed.receiver.ns, bed.spec.ports, scratch, self.out / COLLECT_DIR / "servers", bed.target(4))
             stack.callback(servers.stop)
             self.servers[name] = servers
             self.facts[name] = bed.facts()
@@ -187,9 +200,8 @@ class Collector:
             seen.setdefault((self.plan.testbed_of(r.levels), r.tool), r)
         for (bed, tool), r in seen.items():
             outcome = self._measure(r, self.plan.warmup_s, tag=f"warmup-{bed}-{tool}")
-            target = self.out / COLLECT_DIR / "warmup" / f"{bed}-{tool}.txt"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(self._main_output(outcome))
+            self._main_result(outcome).save(self.out / COLLECT_DIR / "warmup" / f"{bed}-{tool}.txt")
+            outcome.discard()
 
     def _loop(self, pending: list[Run]) -> None:
         total = len(schedule(self.plan))
@@ -307,29 +319,26 @@ class Collector:
         main = [x for x in outcome.results if x.step.output == ""]
         return (main or outcome.results)[-1]
 
-    @staticmethod
-    def _main_output(outcome: Outcome) -> bytes:
-        """The run's file: the main measuring step's output, or the output of
-        the step that failed before it (so the file says why)."""
-        return Collector._main_result(outcome).output
-
     def _write(self, r: Run, outcome: Outcome, levels: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-        """Write the run's file(s) and side logs; (path, levels) per measurement file."""
+        """Write the run's file(s) and side logs; (path, levels) per measurement file.
+        The run's file is the main measuring step's output, or the output of
+        the step that failed before it (so the file says why)."""
         stem, ext = r.path.rsplit(".", 1)
-        files = [(r.path, self._main_output(outcome), _log_of(r))]
-        files += [(f"{stem}{x.step.output}.{ext}", x.output, x.step.log) for x in outcome.results if x.step.output]
+        files: list[tuple[str, StepResult | bytes | Path, str | None]] = [(r.path, self._main_result(outcome), _log_of(r))]
+        files += [(f"{stem}{x.step.output}.{ext}", x, x.step.log) for x in outcome.results if x.step.output]
         for x in outcome.results:
             if x.step.output is None:
-                files.append((f"{COLLECT_DIR}/logs/{r.path}.{x.step.label}.log", x.output, None))
+                files.append((f"{COLLECT_DIR}/logs/{r.path}.{x.step.label}.log", x, None))
             if x.stderr and x.exit_status != 0:  # a spinner is noise; a failing step's stderr is its reason
                 files.append((f"{COLLECT_DIR}/logs/{r.path}.{x.step.label}.stderr", x.stderr, None))
-        for side, (data, _) in outcome.logs.items():
-            files.append((f"{COLLECT_DIR}/ditg-logs/{r.path}.{side}.log", data, None))
+        for side, (copy, _) in outcome.logs.items():
+            files.append((f"{COLLECT_DIR}/ditg-logs/{r.path}.{side}.log", copy, None))
         written = []
         for rel, data, log in files:
-            target = self.out / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            if isinstance(data, StepResult):
+                data.save(self.out / rel)
+            else:
+                save_output(data, self.out / rel)
             if not rel.startswith(COLLECT_DIR + "/"):
                 written.append((rel, dict(levels) | ({"log": log} if log else {})))
         return written
@@ -337,7 +346,10 @@ class Collector:
     def _keep_failed_attempt(self, r: Run, outcome: Outcome, attempt: int) -> None:
         target = self.out / COLLECT_DIR / "failed" / f"{r.path}.attempt{attempt}"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(b"".join(x.output for x in outcome.results))
+        with open(target, "wb") as out:
+            for x in outcome.results:
+                x.write_into(out)
+        outcome.discard()
 
     # --- the manifest -----------------------------------------------------
     def progress(self) -> dict[str, Any]:
@@ -351,7 +363,7 @@ class Collector:
             "runs_failed": statuses.count("failed"),
             "complete": len(statuses) == total,
             "collection_seconds": round(self.elapsed_before + (time.monotonic() - self.started if self.started else 0), 1),
-        }
+        } | ({"interruptions": self.interruptions} if self.interruptions else {})
 
     def write_manifest(self) -> None:
         if not self.host:

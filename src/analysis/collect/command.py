@@ -12,7 +12,7 @@ from analysis.config import raw_dir
 
 from analysis.collect.plan import load_plan
 from analysis.collect.ssh import HostError
-from analysis.collect.testbed import TestbedError, cleanup, netns_available
+from analysis.collect.testbed import TestbedError, cleanup, netns_available, signal_name
 from analysis.verdicts.registration import file_sha256
 from analysis.verdicts.spec import load_hypotheses
 
@@ -31,7 +31,10 @@ def collect_command(
     """Run a campaign of real tool runs on a loopback, p2p or routed testbed, or on lab hosts over SSH."""
     if do_cleanup:
         removed = cleanup()
-        print("removed: " + ", ".join(removed) if removed else "nothing left behind by a stopped collector")
+        for what in removed:
+            print(f"removed {what}")
+        print(f"{len(removed)} left behind by stopped collectors removed" if removed
+              else "nothing left behind by a stopped collector")
         return
     if plan is None:
         raise typer.BadParameter("give a plan file", param_hint="PLAN")
@@ -54,7 +57,7 @@ def collect_command(
     try:
         progress = Collector(parsed, out, resume=resume, hypotheses=hypotheses).run()
     except KeyboardInterrupt as exc:
-        print(f"interrupted ({exc or 'Ctrl-C'}); testbeds torn down; continue with --resume", file=sys.stderr)
+        print(f"interrupted by {signal_name(exc)}; testbeds torn down; continue with --resume", file=sys.stderr)
         raise typer.Exit(130)
     except HostError as exc:
         raise HostError(f"{exc}; the runs done so far are kept: continue with --resume once the host is reachable") from None

@@ -60,6 +60,7 @@ class Dialect(Protocol):
     def cat(self, path: str) -> str: ...
     def sha256(self, path: str) -> str: ...
     def take(self, path: str) -> str | None: ...
+    def size(self, path: str) -> str: ...
     def remove(self, paths: list[str]) -> str: ...
     def make_workdir(self, base: str | None) -> str: ...
     def remove_workdir(self, path: str) -> str: ...
@@ -67,6 +68,8 @@ class Dialect(Protocol):
     def facts(self, executables: dict[str, str], own_address: str | None, peer: str | None) -> str: ...
     def parse_facts(self, text: str) -> dict[str, Any]: ...
     def clock(self) -> str: ...
+    def listening(self) -> str: ...
+    def parse_listening(self, text: str) -> set[tuple[str, int]]: ...
     def remote_command(self, script: str) -> str: ...
 
 
@@ -83,6 +86,23 @@ def markers(text: str) -> dict[str, list[str]]:
         for mark in (PID_MARK, EXIT_MARK, CPU_MARK, MISSING_MARK):
             if line.startswith(mark + " "):
                 out.setdefault(mark, []).append(line[len(mark) + 1:].strip())
+    return out
+
+
+# Socket states in /proc/net/{tcp,udp}[6]: TCP_LISTEN; TCP_CLOSE, which an unconnected (bound) UDP socket shows.
+_PROC_NET_STATE = {"tcp": "0A", "udp": "07"}
+
+
+def proc_net_sockets(tables: dict[str, str]) -> set[tuple[str, int]]:
+    """(transport, port) of the listening TCP and bound UDP sockets in Linux's
+    /proc/net tables, given by name (tcp, tcp6, udp, udp6)."""
+    out = set()
+    for name, text in tables.items():
+        transport = name.rstrip("6")
+        for line in text.splitlines()[1:]:
+            fields = line.split()
+            if len(fields) > 3 and fields[3] == _PROC_NET_STATE.get(transport) and ":" in fields[1]:
+                out.add((transport, int(fields[1].rsplit(":", 1)[1], 16)))
     return out
 
 
@@ -145,9 +165,13 @@ class Posix:
         return f"if command -v sha256sum >/dev/null 2>&1; then sha256sum -- {q}; else shasum -a 256 -- {q}; fi"
 
     def take(self, path: str) -> str | None:
-        """One round trip for a copy: the checksum line, the bytes, then the file is removed."""
+        """One round trip for a copy: the size line (at once, so the copy's
+        deadline can grow with it), the checksum line, the bytes; then the file is removed."""
         q = self.quote(path)
-        return f"{{ {self.sha256(path)}; }} || exit 1; cat -- {q} || exit 1; rm -f -- {q}"
+        return f"{self.size(path)} || exit 1; {{ {self.sha256(path)}; }} || exit 1; cat -- {q} || exit 1; rm -f -- {q}"
+
+    def size(self, path: str) -> str:
+        return f"wc -c < {self.quote(path)}"
 
     def remove(self, paths: list[str]) -> str:
         return "rm -f -- " + self.command_line(paths)
@@ -236,6 +260,13 @@ class Posix:
 
     def clock(self) -> str:
         return "date +%s.%N"
+
+    def listening(self) -> str:
+        """The host's socket tables (Linux /proc/net), in sections for :meth:`parse_listening`."""
+        return f"for t in tcp tcp6 udp udp6; do echo \"{SECTION}$t\"; cat \"/proc/net/$t\" 2>/dev/null; done; exit 0"
+
+    def parse_listening(self, text: str) -> set[tuple[str, int]]:
+        return proc_net_sockets({name: "\n".join(lines) for name, lines in _sections(text).items()})
 
     def remote_command(self, script: str) -> str:
         return script
@@ -385,6 +416,9 @@ class PowerShell:
     def sha256(self, path: str) -> str:
         return f"(Get-FileHash -Algorithm SHA256 -LiteralPath {self.quote(path)}).Hash"
 
+    def size(self, path: str) -> str:
+        return f"(Get-Item -LiteralPath {self.quote(path)}).Length"
+
     def take(self, path: str) -> str | None:
         """None: PowerShell's text pipeline and a raw byte stream do not mix in
         one script, so the checksum and the bytes come in two round trips."""
@@ -485,6 +519,14 @@ class PowerShell:
 
     def clock(self) -> str:
         return "[DateTimeOffset]::UtcNow.ToUnixTimeMilliseconds() / 1000"
+
+    def listening(self) -> str:
+        return ("Get-NetTCPConnection -State Listen -ErrorAction SilentlyContinue | ForEach-Object { 'tcp ' + $_.LocalPort }; "
+                "Get-NetUDPEndpoint -ErrorAction SilentlyContinue | ForEach-Object { 'udp ' + $_.LocalPort }; exit 0")
+
+    def parse_listening(self, text: str) -> set[tuple[str, int]]:
+        pairs = (line.split() for line in text.splitlines())
+        return {(p[0], int(p[1])) for p in pairs if len(p) == 2 and p[0] in ("tcp", "udp") and p[1].isdigit()}
 
     def remote_command(self, script: str) -> str:
         encoded = base64.b64encode(script.encode("utf-16-le")).decode("ascii")

@@ -12,15 +12,16 @@ facts), not set.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, Sequence
 
 from analysis.collect.dialects import CPU_MARK
 from analysis.collect.hostfacts import CpuSample, cpu_percent
 from analysis.collect.plan import EXECUTABLES, HostSpec, Ports, TestbedSpec
+from analysis.collect.readiness import READY_S, Endpoint, Readiness, ServerNotReady
+from analysis.collect.scratch import make_scratch
 from analysis.collect.runners import Step, StepResult, server_commands
 from analysis.collect.ssh import HostError, HostLost, Remote, SshHost, exit_status, pump
 from analysis.collect.testbed import BuiltOnEnter, TestbedError
@@ -70,7 +71,7 @@ class HostsTestbed(BuiltOnEnter):
 
     # --- life cycle -----------------------------------------------------------------
     def build(self) -> None:
-        self.ctl_dir = Path(tempfile.mkdtemp(prefix="nr-ssh-"))
+        self.ctl_dir = make_scratch("nr-ssh-")
         sides = {str(self.spec.sender): "sender", str(self.spec.receiver): "receiver"}
         names = list(dict.fromkeys([str(self.spec.sender), str(self.spec.receiver), *self.spec.routers]))
         for name in names:
@@ -216,18 +217,20 @@ class HostsTestbed(BuiltOnEnter):
         extra = [] if err is not None or d.name == "posix" else [out + ".err"]  # PowerShell: stderr in its own file
         output, digest = host.fetch(out, remove=True)
         for path in extra:
-            output += host.fetch(path, remove=True)[0]
+            _append(host.fetch(path, remove=True)[0], output)
         stderr = b""
         if err is not None:
             if status != 0:
-                stderr = host.fetch(err, remove=True)[0]
+                spooled = host.fetch(err, remove=True)[0]
+                stderr = spooled.read_bytes()  # a failing step's reason: short
+                spooled.unlink()
             else:
                 host.run(d.remove([err]), check=False)
-        return StepResult(step, status, output, stderr, started, ended, d.command_line(argv), host.name, digest,
-                          _cpu(remote))
+        return StepResult(step, status, b"", stderr, started, ended, d.command_line(argv), host.name, digest,
+                          _cpu(remote), file=output)
 
-    def fetch_logs(self, files: dict[str, str]) -> dict[str, tuple[bytes, str]]:
-        """D-ITG binary logs by side ({"sender": path, ...}): bytes and SHA-256, removed on the host after."""
+    def fetch_logs(self, files: dict[str, str]) -> dict[str, tuple[Path, str]]:
+        """D-ITG binary logs by side ({"sender": path, ...}): a local copy and its SHA-256, removed on the host after."""
         out = {}
         for side, path in files.items():
             host = self.sender if side == "sender" else self.receiver
@@ -256,6 +259,8 @@ def _cpu(remote: Remote) -> float | None:
 @dataclass
 class RemoteServer:
     argv: list[str]
+    endpoint: Endpoint
+    command: str  # as the host's shell runs it
     log: str  # on the host
     remote: Remote | None = None
 
@@ -266,30 +271,35 @@ class RemoteServer:
 
 @dataclass
 class RemoteServerSet:
-    """The receiving host's servers, per tool: started over SSH, stopped by
-    the PID the host reported; their logs copied back when they stop."""
+    """The receiving host's servers, per tool: started over SSH, ready once
+    the host lists their sockets (:mod:`readiness`), stopped by the PID the
+    host reported; their logs copied back when they stop."""
 
     host: SshHost
     ports: Ports
     logdir: Path
     servers: dict[str, list[RemoteServer]] = field(default_factory=dict)
+    ready_s: float = READY_S
 
     def start(self, tool: str) -> None:
         d, workdir = self.host.dialect, self.host.workdir
         assert workdir is not None
-        group = [RemoteServer(argv, d.path(workdir, f"server.{tool}.{i}.log"))
-                 for i, argv in enumerate(server_commands(tool, self.ports, self.host.spec.executable))]
+        group = [RemoteServer(c.argv, c.endpoint, d.command_line(c.argv), d.path(workdir, f"server.{tool}.{i}.log"))
+                 for i, c in enumerate(server_commands(tool, self.ports, self.host.spec.executable))]
         self.servers[tool] = group
         for s in group:
             s.remote = self.host.start(d.step(workdir, s.argv, s.log, None))
-        time.sleep(0.5)
-        dead = [s for s in group if not s.alive]
-        if dead:
+        try:
+            Readiness(self.host.label, None, self.probe, self.ready_s).wait(group)
+        except ServerNotReady as exc:
             self.stop(tool)
-            log = self.logdir / f"{self.host.name}.{tool}.{group.index(dead[0])}.log"
-            said = log.read_text(errors="replace").strip()[-300:] if log.is_file() else ""
-            raise HostError(f"{self.host.label}: server did not stay up: {d.command_line(dead[0].argv)}"
-                            + (f": {said}" if said else f" (see {self.logdir})"))
+            which = next(i for i, s in enumerate(group) if s is exc.server)
+            raise exc.with_log(self.logdir / f"{self.host.name}.{tool}.{which}.log") from None
+
+    def probe(self, endpoints: Sequence[Endpoint]) -> set[Endpoint]:
+        """The endpoints the host lists a listening (TCP) or bound (UDP) socket for: one SSH round trip."""
+        listed = self.host.dialect.parse_listening(self.host.run(self.host.dialect.listening()).out.decode(errors="replace"))
+        return {e for e in endpoints if (e.transport, e.port) in listed}
 
     def ensure(self, tool: str) -> None:
         group = self.servers.get(tool)
@@ -314,9 +324,15 @@ class RemoteServerSet:
         if not self.host.connected:
             return
         try:
-            data, _ = self.host.fetch(server.log, remove=True)
+            copy, _ = self.host.fetch(server.log, remove=True)
         except HostError:
             return
         self.logdir.mkdir(parents=True, exist_ok=True)
-        with open(self.logdir / f"{self.host.name}.{tool}.{index}.log", "ab") as f:
-            f.write(data)
+        _append(copy, self.logdir / f"{self.host.name}.{tool}.{index}.log")
+
+
+def _append(copy: Path, target: Path) -> None:
+    """Add a fetched copy to the end of ``target`` (streamed), then remove the copy."""
+    with open(copy, "rb") as src, open(target, "ab") as dst:
+        shutil.copyfileobj(src, dst)
+    copy.unlink()

@@ -25,6 +25,8 @@ from analysis.yamlfiles import load_model
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 _RATE = re.compile(r"^[1-9][0-9]*(?:\.[0-9]+)?(?:bit|kbit|mbit|gbit)$")
+# ssh's tokens in a ProxyCommand (ssh_config(5), TOKENS); any other % makes ssh refuse the command.
+_PROXY_TOKEN = re.compile(r"%[%hprn]")
 _RATE_FACTOR = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
 
 TOOLS = ("netperf", "iperf3", "iperf2", "ditg")
@@ -173,6 +175,9 @@ class HostSpec(_Strict):
                 raise ValueError("proxy_command: give the command as a list of arguments")
             for arg in v:
                 _no_control(arg, "proxy_command argument")
+                if "%" in _PROXY_TOKEN.sub("", arg):
+                    raise ValueError(f"proxy_command argument {arg!r}: ssh expands % tokens in a ProxyCommand and "
+                                     "knows only %h %p %r %n there; write %% for a literal %")
         return v
 
     @field_validator("tools")

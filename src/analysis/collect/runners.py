@@ -8,15 +8,20 @@ expiry only that group is killed, so a hung run cannot take other work with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shlex
+import shutil
 import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable, NamedTuple
 
+from analysis.collect.pipes import Pipes
 from analysis.collect.plan import Ports, ToolOptions, payload_bytes
+from analysis.collect.readiness import READY_S, Endpoint, NamespaceProbe, Readiness, ServerNotReady
 from analysis.collect.testbed import in_ns
 
 @dataclass(frozen=True)
@@ -46,6 +51,52 @@ class StepResult:
     host: str | None = None  # ... that host's name
     sha256: str | None = None  # ... the output's SHA-256 as the host computed it (the copy matched it)
     cpu_pct: float | None = None  # ... that host's CPU utilisation over the step (/proc/stat), when it has one
+    file: Path | None = None  # ... the output, streamed into this local file instead of ``output`` (it may be large)
+    saved_at: Path | None = None  # where :meth:`save` moved that file
+
+    def save(self, target: Path) -> None:
+        """The output as the file ``target``, written whole or not at all; a
+        spooled output is moved there (and copied from there if saved again)."""
+        if self.file is None:
+            save_output(self.output, target)
+        elif self.saved_at is None:
+            save_output(self.file, target)
+            self.saved_at = target
+        else:
+            save_output(self.saved_at, target, move=False)
+
+    def write_into(self, out: BinaryIO) -> None:
+        """Append the output to an open file, streamed."""
+        if self.file is None:
+            out.write(self.output)
+            return
+        with open(self.saved_at or self.file, "rb") as src:
+            shutil.copyfileobj(src, out)
+
+    def discard(self) -> None:
+        """Remove a spooled output that was never saved."""
+        if self.file is not None and self.saved_at is None:
+            self.file.unlink(missing_ok=True)
+
+
+def save_output(data: bytes | Path, target: Path, move: bool = True) -> None:
+    """``data`` (bytes, or a local file: moved unless ``move`` is false) as the
+    file ``target``, through a name beside it, so a reader never sees half of it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")
+    if isinstance(data, Path):
+        if move:
+            try:
+                os.replace(data, target)
+                return
+            except OSError:  # another file system: copy, streamed
+                pass
+        shutil.copyfile(data, part)
+        if move:
+            data.unlink()
+    else:
+        part.write_bytes(data)
+    os.replace(part, target)
 
 
 def _netperf(levels: dict[str, Any], target: str, ports: Ports, duration: float, opts: ToolOptions) -> list[str]:
@@ -148,52 +199,85 @@ def client_steps(levels: dict[str, Any], target: str, ns: str | None, ports: Por
     return steps + [Step(decode + [recv_log], timeout_s, "", label, "receiver", False, "receiver")]
 
 
-def server_commands(tool: str, ports: Ports, exe: Callable[[str], str] = str) -> list[list[str]]:
-    """Servers for ``tool``: dual-stack where the tool allows, else one per need."""
+class ServerCommand(NamedTuple):
+    argv: list[str]
+    endpoint: Endpoint  # where it listens: what readiness probes
+
+
+def server_commands(tool: str, ports: Ports, exe: Callable[[str], str] = str) -> list[ServerCommand]:
+    """Servers for ``tool``: dual-stack where the tool allows, else one per need.
+    D-ITG's signalling channel (``-Sp``) is TCP; its data ports open per flow."""
     if tool == "netperf":
-        return [[exe("netserver"), "-D", "-p", str(ports.netperf)]]
+        return [ServerCommand([exe("netserver"), "-D", "-p", str(ports.netperf)], Endpoint("tcp", ports.netperf))]
     if tool == "iperf3":
-        return [[exe("iperf3"), "-s", "-p", str(ports.iperf3)]]
+        return [ServerCommand([exe("iperf3"), "-s", "-p", str(ports.iperf3)], Endpoint("tcp", ports.iperf3))]
     if tool == "iperf2":
-        return [[exe("iperf"), "-s", "-V", "-p", str(ports.iperf2)], [exe("iperf"), "-s", "-u", "-V", "-p", str(ports.iperf2)]]
-    return [[exe("ITGRecv"), "-Sp", str(ports.ditg)]]
+        return [ServerCommand([exe("iperf"), "-s", "-V", "-p", str(ports.iperf2)], Endpoint("tcp", ports.iperf2)),
+                ServerCommand([exe("iperf"), "-s", "-u", "-V", "-p", str(ports.iperf2)], Endpoint("udp", ports.iperf2))]
+    return [ServerCommand([exe("ITGRecv"), "-Sp", str(ports.ditg)], Endpoint("tcp", ports.ditg))]
+
+
+DRAIN_S = 2.0  # after the tool ended or was killed: how long its pipes may stay open (a daemonised grandchild's)
 
 
 def run_step(step: Step, cwd: Path | None = None) -> StepResult:
     """Run one step, stderr merged into stdout as a terminal shows it (unless
-    the step says otherwise); at the deadline kill its process group (only
-    this run's processes)."""
+    the step says otherwise). Every wait is bounded: at the deadline its
+    process group (only this run's processes) is killed; after the tool ends
+    its pipes get :data:`DRAIN_S` to reach end of file, then the group is
+    killed and the pipes closed, so a grandchild that left the group and
+    holds them open cannot hang the collector."""
     started = time.time()
     err = subprocess.STDOUT if step.merge_stderr else subprocess.PIPE
     proc = subprocess.Popen(step.argv, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
                             cwd=cwd, start_new_session=True)
+    out, errout = bytearray(), bytearray()
+    assert proc.stdout is not None
+    pipes = Pipes({proc.stdout: out.extend} | ({proc.stderr: errout.extend} if proc.stderr else {}))
     try:
-        out, errout = proc.communicate(timeout=step.timeout_s)
-        status: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
+        end = time.monotonic() + step.timeout_s
+        pipes.read(end, stop=lambda: _exited(proc))
+        while not _exited(proc) and time.monotonic() < end:  # pipes closed a moment before the exit
+            time.sleep(0.005)
+        timed_out = not _exited(proc)
+        if timed_out:
+            _kill_group(proc)
+        pipes.read(time.monotonic() + DRAIN_S)
+        _kill_group(proc)  # what is left of the group; the leader is not reaped yet, so its PID is still the group's
+    finally:
+        pipes.close()
         _kill_group(proc)
-        out, errout = proc.communicate()
-        status = None
-    except BaseException:
-        _kill_group(proc)
-        proc.wait()
-        raise
-    return StepResult(step, status, out, errout or b"", started, time.time())
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(DRAIN_S)
+    return StepResult(step, None if timed_out else proc.returncode, bytes(out), bytes(errout), started, time.time())
+
+
+def _exited(proc: subprocess.Popen) -> bool:
+    """Whether the child ended, without reaping it (its PID keeps naming its group)."""
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         pass
 
 
 @dataclass
 class Server:
     argv: list[str]
+    endpoint: Endpoint
     ns: str | None
     log: Path
     proc: subprocess.Popen | None = None
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.argv)
 
     def start(self, cwd: Path) -> None:
         with open(self.log, "ab") as log:
@@ -223,26 +307,32 @@ class Server:
 
 @dataclass
 class ServerSet:
-    """The servers of one testbed, per tool, restartable after a failed run."""
+    """The servers of one testbed, per tool, restartable after a failed run;
+    a start returns once every server's port answers (:mod:`readiness`)."""
 
     ns: str | None
     ports: Ports
     cwd: Path
     logdir: Path
+    address: str  # the receiver's address, where a TCP readiness probe connects
     servers: dict[str, list[Server]] = field(default_factory=dict)
+    ready_s: float = READY_S
 
     def start(self, tool: str) -> None:
         self.logdir.mkdir(parents=True, exist_ok=True)
         name = self.ns or "host"
-        group = [Server(argv, self.ns, self.logdir / f"{name}.{tool}.{i}.log") for i, argv in enumerate(server_commands(tool, self.ports))]
+        group = [Server(c.argv, c.endpoint, self.ns, self.logdir / f"{name}.{tool}.{i}.log")
+                 for i, c in enumerate(server_commands(tool, self.ports))]
         for s in group:
             s.start(self.cwd)
         self.servers[tool] = group
-        time.sleep(0.5)
-        dead = [" ".join(s.argv) for s in group if not s.alive]
-        if dead:
+        where = f"namespace {self.ns}" if self.ns else "this host"
+        netns = Path("/run/netns") / self.ns if self.ns else None
+        try:
+            Readiness(where, self.address, NamespaceProbe(netns, self.address), self.ready_s).wait(group)
+        except ServerNotReady as exc:
             self.stop(tool)
-            raise RuntimeError(f"server did not stay up: {dead[0]} (see {self.logdir})")
+            raise exc.with_log(next(s.log for s in group if s is exc.server)) from None
 
     def ensure(self, tool: str) -> None:
         """Start the tool's servers unless all of them are running."""

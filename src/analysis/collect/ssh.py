@@ -21,13 +21,15 @@ import shlex
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from analysis.collect.dialects import EXIT_MARK, PID_MARK, Dialect, dialect, markers, parse_sha256
+from analysis.collect.pipes import Pipes
 from analysis.collect.plan import HostSpec
+from analysis.collect.scratch import make_scratch
 from analysis.collect.testbed import TestbedError
 
 SSH = "ssh"
@@ -74,6 +76,48 @@ def why_refused(stderr: str) -> str:
     return last
 
 
+FETCH_BASE_S = 30.0  # a copy's timeout: this much ...
+FETCH_MIN_BYTES_PER_S = 1_000_000  # ... plus its size at this rate (8 Mbit/s: a slow management link)
+
+
+def fetch_timeout(size: int) -> float:
+    """How long copying ``size`` bytes from a host may take."""
+    return FETCH_BASE_S + size / FETCH_MIN_BYTES_PER_S
+
+
+def _size(text: str) -> int:
+    """A byte count as a host printed it (``wc -c``: maybe padded); -1 when it is none."""
+    return int(text.strip()) if text.strip().isdigit() else -1
+
+
+class _HashingSink:
+    """A copy's output: its header lines kept, every later byte written and hashed."""
+
+    HEADER_MAX = 1 << 16
+
+    def __init__(self, out: BinaryIO, header_lines: int):
+        self.out, self.lines, self.pending = out, header_lines, bytearray()
+        self.header: list[str] = []
+        self.hash = hashlib.sha256()
+        self.written = 0
+
+    def feed(self, chunk: bytes) -> None:
+        if len(self.header) < self.lines:
+            self.pending += chunk
+            while len(self.header) < self.lines and b"\n" in self.pending:
+                line, _, rest = self.pending.partition(b"\n")
+                self.header.append(line.decode(errors="replace"))
+                self.pending = bytearray(rest)
+            if len(self.header) < self.lines:
+                if len(self.pending) > self.HEADER_MAX:
+                    raise HostError(f"no checksum and size line in the first {self.HEADER_MAX} bytes of a copy")
+                return
+            chunk, self.pending = bytes(self.pending), bytearray()
+        self.out.write(chunk)
+        self.hash.update(chunk)
+        self.written += len(chunk)
+
+
 @dataclass
 class Answer:
     status: int | None
@@ -105,10 +149,11 @@ class SshHost:
         self.name = name
         self.spec = spec
         self.dialect: Dialect = dialect(spec.dialect)
-        self.ctl_dir = ctl_dir or Path(tempfile.mkdtemp(prefix="nr-ssh-"))
+        self.ctl_dir = ctl_dir or make_scratch("nr-ssh-")
         self.socket = self.ctl_dir / f"{name}.sock"
         self.master: subprocess.Popen | None = None
         self.workdir: str | None = None
+        self._fetched = 0  # copies made so far: each gets its own file
 
     @property
     def label(self) -> str:
@@ -131,8 +176,8 @@ class SshHost:
         if s.known_hosts_file:
             opts += ["-o", f"UserKnownHostsFile={_option_value(os.path.expanduser(s.known_hosts_file))}"]
         if s.proxy_command:
-            # ssh runs a ProxyCommand with /bin/sh: POSIX quoting, % doubled against ssh's tokens
-            opts += ["-o", "ProxyCommand=" + shlex.join(s.proxy_command).replace("%", "%%")]
+            # ssh runs a ProxyCommand with /bin/sh: POSIX quoting; its tokens (%h, %p, ...) pass through for ssh to expand
+            opts += ["-o", "ProxyCommand=" + shlex.join(s.proxy_command)]
         return opts
 
     def argv(self, script: str) -> list[str]:
@@ -230,25 +275,72 @@ class SshHost:
             except subprocess.TimeoutExpired:
                 _kill_local(r.proc)
 
-    def fetch(self, path: str, remove: bool = False) -> tuple[bytes, str]:
-        """A file's bytes, checked against the SHA-256 the host computes of it
-        (and, with ``remove``, deleted there). POSIX hosts answer both in one
-        round trip; a mismatch is an error, never a silently kept copy."""
+    def fetch(self, path: str, remove: bool = False) -> tuple[Path, str]:
+        """Copy a file from the host into a new file of our control folder:
+        streamed and hashed while written (never whole in memory), checked
+        against the SHA-256 and size the host computes (and, with ``remove``,
+        deleted there). The copy may take :func:`fetch_timeout` of its size.
+        POSIX hosts answer in one round trip; a mismatch is an error, never a
+        silently kept copy. Returns the local file and the digest."""
+        self._fetched += 1
+        dest = self.ctl_dir / f"fetch-{self._fetched}"
         take = self.dialect.take(path) if remove else None
-        if take is not None:
-            answer = self.run(take, timeout=120).out
-            head, _, data = answer.partition(b"\n")
-            digest = parse_sha256(head.decode(errors="replace"))
-        else:
-            digest = parse_sha256(self.run(self.dialect.sha256(path)).out.decode(errors="replace"))
-            data = self.run(self.dialect.cat(path), timeout=120).out if digest else b""
-            if remove:
-                self.run(self.dialect.remove([path]), check=False)
-        if digest is None:
-            raise HostError(f"{self.label}: no SHA-256 of {path} (is sha256sum installed?)")
-        if hashlib.sha256(data).hexdigest() != digest:
-            raise HostError(f"{self.label}: {path}: the copy's SHA-256 differs from the one the host computed ({digest})")
-        return data, digest
+        try:
+            if take is not None:
+                header, copied, digest = self._stream(take, path, dest, header_lines=2)
+                size_said, expected = header[0], parse_sha256(header[1])
+            else:
+                expected = parse_sha256(self.run(self.dialect.sha256(path)).out.decode(errors="replace"))
+                size_said = self.run(self.dialect.size(path)).out.decode(errors="replace")
+                _, copied, digest = self._stream(self.dialect.cat(path), path, dest, header_lines=0, size=_size(size_said))
+                if remove:
+                    self.run(self.dialect.remove([path]), check=False)
+            if expected is None:
+                raise HostError(f"{self.label}: no SHA-256 of {path} (is sha256sum installed?)")
+            if _size(size_said) != copied:
+                raise HostError(f"{self.label}: {path}: {copied} bytes came back, the host counted {size_said.strip()!r}")
+            if digest != expected:
+                raise HostError(f"{self.label}: {path}: the copy's SHA-256 differs from the one the host computed ({expected})")
+        except BaseException:
+            dest.unlink(missing_ok=True)
+            raise
+        return dest, digest
+
+    def _stream(self, script: str, path: str, dest: Path, header_lines: int, size: int | None = None) -> tuple[list[str], int, str]:
+        """Run ``script``; its first ``header_lines`` lines, then the rest of its
+        output written to ``dest`` while hashed: (header, bytes written, SHA-256).
+        The deadline grows once the header says the size (its first line)."""
+        proc = subprocess.Popen(self.argv(script), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, preexec_fn=_die_with_collector)
+        assert proc.stdout is not None and proc.stderr is not None
+        err = bytearray()
+        with open(dest, "wb") as out:
+            sink = _HashingSink(out, header_lines)
+            pipes = Pipes({proc.stdout: sink.feed, proc.stderr: err.extend})
+            started = time.monotonic()
+
+            def deadline() -> float:
+                said = size if size is not None else _size(sink.header[0]) if sink.header else 0
+                return started + fetch_timeout(said)
+
+            try:
+                finished = pipes.read(deadline)
+                if finished:
+                    proc.wait(max(0.1, deadline() - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                finished = False
+            finally:
+                pipes.close()
+                if proc.poll() is None:
+                    _kill_local(proc)
+        if not finished:
+            raise HostError(f"{self.label}: copying {path} took longer than {deadline() - started:.0f} s "
+                            f"({sink.written} bytes came back)")
+        if proc.returncode == 255:
+            raise HostLost(f"{self.label}: SSH failed while copying {path}: {why_refused(err.decode(errors='replace'))}")
+        if proc.returncode != 0 or len(sink.header) < header_lines:
+            raise HostError(f"{self.label}: cannot copy {path}: exit {proc.returncode}: {err.decode(errors='replace').strip()[-300:]}")
+        return sink.header, sink.written, sink.hash.hexdigest()
 
     def make_workdir(self) -> str:
         self.workdir = self.run(self.dialect.make_workdir(self.spec.workdir)).out.decode().strip().splitlines()[-1]

@@ -25,12 +25,12 @@ import secrets
 import shutil
 import signal
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from analysis.collect.plan import STACK_SYSCTLS, TestbedSpec, rate_bps
+from analysis.collect.scratch import make_scratch, remove_stale_scratch
 
 PREFIX_RE = re.compile(r"^(nr-[0-9a-f]{6})-[a-z0-9]{1,5}$")
 STATE_DIR = Path(os.environ.get("NETREPRO_STATE_DIR", "/run/netrepro"))
@@ -50,7 +50,17 @@ class TestbedError(NetreproError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """SIGTERM/SIGHUP turned into an exception so that every ``with`` block unwinds."""
+    """A signal (SIGINT, SIGTERM, SIGHUP) turned into an exception so that
+    every ``with`` block unwinds; ``signal`` names it."""
+
+    def __init__(self, signal_name: str):
+        super().__init__(signal_name)
+        self.signal = signal_name
+
+
+def signal_name(exc: KeyboardInterrupt) -> str:
+    """The signal behind an interruption (Python's own KeyboardInterrupt is SIGINT's)."""
+    return exc.signal if isinstance(exc, Interrupted) else "SIGINT"
 
 
 def sh(argv: list[str], check: bool = True, timeout: float = 30) -> str:
@@ -351,35 +361,42 @@ def our_links() -> list[str]:
 
 
 def cleanup(include_live: bool = False) -> list[str]:
-    """Remove namespaces and links of collectors that are no longer running
-    (all of netrepro's with ``include_live``); returns what was removed.
-    Names outside the ``nr-<6 hex>-<role>`` scheme are never touched."""
-    removed = []
+    """Remove namespaces, links and local scratch folders of collectors that
+    are no longer running (namespaces and links of all of netrepro's with
+    ``include_live``); what was removed, one line each ("namespace nr-..."). Names
+    outside the ``nr-<6 hex>-<role>`` scheme, and folders without the
+    collector's owner file, are never touched."""
+    removed: list[tuple[str, str]] = []
     for ns in our_namespaces():
         prefix = _prefix(ns)
         if include_live or not _owner_alive(prefix):
             _remove_namespace(ns)
-            removed.append(ns)
+            removed.append(("namespace", ns))
     for ifname in our_links():
         prefix = _prefix(ifname)
         if include_live or not _owner_alive(prefix):
             _remove_link(ifname)
-            removed.append(ifname)
-    for prefix in {_prefix(n) for n in removed}:
+            removed.append(("link", ifname))
+    for prefix in {_prefix(name) for _, name in removed}:
         _owner_path(prefix).unlink(missing_ok=True)
-    return removed
+    removed += [("scratch folder", str(folder)) for folder in remove_stale_scratch()]
+    return [f"{kind} {name}" for kind, name in removed]
 
 
 @contextlib.contextmanager
 def signals_raise() -> Iterator[None]:
-    """While inside, SIGTERM and SIGHUP raise :class:`Interrupted` (SIGINT
-    already raises KeyboardInterrupt), so teardown code in ``finally`` and
-    ``__exit__`` runs before the process ends."""
+    """While inside, SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted`
+    naming the signal, so teardown code in ``finally`` and ``__exit__`` runs
+    before the process ends. SIGINT only where Python would raise
+    KeyboardInterrupt for it (a shell may have set it to be ignored)."""
 
     def handler(signum: int, frame: object) -> None:
-        raise Interrupted(f"signal {signal.Signals(signum).name}")
+        raise Interrupted(signal.Signals(signum).name)
 
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
+    wanted = [signal.SIGTERM, signal.SIGHUP]
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        wanted.append(signal.SIGINT)
+    previous = {s: signal.signal(s, handler) for s in wanted}
     try:
         yield
     finally:
@@ -403,4 +420,4 @@ def netns_available() -> str | None:
 
 def workdir(prefix: str) -> Path:
     """Scratch space for D-ITG logs (not part of the campaign)."""
-    return Path(tempfile.mkdtemp(prefix=f"netrepro-{prefix}-"))
+    return make_scratch(f"netrepro-{prefix}-")
