@@ -188,9 +188,9 @@ def test_a_sender_log_keeps_its_packets_but_gets_no_delay_percentiles(tmp_path):
         shutil.copyfile(FIXTURES / name, raw / name)
     (raw / "manifest.yaml").write_text(yaml.safe_dump({
         "campaign": {"title": "both sides of one run", "synthetic": False},
-        "factors": {"side": {"type": "str"}},
-        "files": {"table": [{"path": "udp4.send.bin", "levels": {"side": "sender"}},
-                            {"path": "udp4.recv.bin", "levels": {"side": "receiver"}}]}}))
+        "factors": {"log_end": {"type": "str"}},
+        "files": {"table": [{"path": "udp4.send.bin", "levels": {"log_end": "sender"}},
+                            {"path": "udp4.recv.bin", "levels": {"log_end": "receiver"}}]}}))
     runs = load_campaign(raw, processed=tmp_path / "processed").runs.set_index(["source_path", "flow"])
     assert len(pq.read_table(tmp_path / "processed" / "packets").to_pandas()) == 2 * 198
     assert runs.loc[("udp4.send.bin", "TOTAL"), ["delay_p50_ms", "delay_p99_ms"]].isna().all()
