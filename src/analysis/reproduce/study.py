@@ -60,6 +60,17 @@ class Reproduction:
         """Findings per rule and severity."""
         return severity_counts(self.audit)
 
+    def reading_text(self) -> str:
+        """What the second reading found: findings and verdicts re-read, refuted, changed."""
+        r = self.reading
+        if not r.get("reread") and not r.get("verdicts_reread"):
+            return "No finding or verdict of this study has had a second reading yet."
+        return (f"**Second reading** (a separate reader with a fresh context tried to refute each against the text; "
+                f"`data/raw/published/reconciliation/second_reading.csv`): {r['reread']} audit findings re-read, "
+                f"{r['reread_refuted']} refuted and dropped, {r['reread_changed']} changed (refuted or another "
+                f"severity); {r['verdicts_reread']} verdicts re-read, {r['verdicts_refuted']} refuted "
+                f"({r['verdicts_fixed']} since fixed; the others show the reader's dissent in `second_reading`).")
+
     def design(self) -> pd.DataFrame:
         """The design as printed (designs.yaml), one row per item."""
         items = self.record.design.get("design", [])
