@@ -24,14 +24,14 @@ from analysis import config
 from analysis.collect.command import collect_command
 from analysis.errors import NetreproError, ParseError
 from analysis.ingest.campaign import processed_dir_for
-from analysis.ingest.ingest import ingest_campaign, summary_lines, write_outputs
+from analysis.ingest.ingest import ingest_into, summary_lines
 from analysis.parsers.ditg_log import Packets, packets_frame
 
 if TYPE_CHECKING:
     from distributed import Client
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="netrepro: network benchmark outputs -> tidy tables, tests, verdicts, reports.")
-EXIT_SOME_FAILED, EXIT_UNUSABLE_INPUT = 1, 2
+EXIT_SOME_FAILED, EXIT_UNUSABLE_INPUT, EXIT_INTERRUPTED = 1, 2, 130
 
 
 def reports_errors(command):
@@ -159,9 +159,12 @@ def ingest(
         from analysis.ingest.distributed import dask_client
 
         cluster = dask_client(scheduler, jobs)
-    with cluster as client:
-        result = ingest_campaign(campaign, strict=strict, packets_to=target, client=client)
-    write_outputs(result, target)
+    try:
+        with cluster as client:
+            result = ingest_into(campaign, target, strict=strict, client=client)
+    except KeyboardInterrupt:
+        print(f"interrupted: {target} is as it was before this ingest", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     for line in summary_lines(result):
         print(line)
     print(f"  written to {target}")
@@ -198,7 +201,11 @@ def report(
         sorted(p.parent for p in config.raw_dir().glob("*/manifest.yaml"))
     if not folders:
         raise NetreproError(f"{config.raw_dir()}: no campaign folders (a folder with manifest.yaml)")
-    index = build_report(folders, out or config.reports_dir(), papers=papers, jobs=jobs, force=force)
+    try:
+        index = build_report(folders, out or config.reports_dir(), papers=papers, jobs=jobs, force=force)
+    except KeyboardInterrupt:
+        print("interrupted: what did not finish is not marked done and runs again on the next build", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     print(f"report: {index}")
 
 
