@@ -145,6 +145,10 @@ def ingest(
     With --scheduler or -j the files are read and parsed, and their packets
     written, on Dask workers; the tables are the same as without.
 
+    The tables are replaced whole or not at all (a failure, a full disk or
+    Ctrl-C leaves the previous ones); OUT is refused when another ingest is
+    writing it or it holds anything but this campaign's tables.
+
     Exit status: 0 when at least one file parsed, even if others were rejected
     (each rejected file is named with its line and reason, and listed in
     rejected.csv); 1 when every file was rejected (there is nothing to
