@@ -165,6 +165,38 @@ def test_tables_written_before_the_marker_are_adopted_but_nothing_else(ingested)
     assert hashes(out) == before
 
 
+def test_ingest_campaign_never_empties_a_packets_folder(tmp_path, campaign):
+    """The library call too: packets go to a new folder, never over one that holds something."""
+    from analysis.ingest.ingest import ingest_campaign
+    from analysis.ingest.transaction import OutputError
+
+    (tmp_path / "dir" / "packets").mkdir(parents=True)
+    (tmp_path / "dir" / "packets" / "notes.md").write_text("mine\n")
+    with pytest.raises(OutputError, match=r"packets: already exists and is not empty"):
+        ingest_campaign(campaign, progress=False, packets_to=tmp_path / "dir")
+    assert hashes(tmp_path / "dir") == {"packets/notes.md": hashlib.sha256(b"mine\n").hexdigest()}
+
+
+def test_a_symbolic_link_to_the_tables_stays_a_link(tmp_path, ingested):
+    campaign, out, _, raw = ingested
+    link = tmp_path / "link"
+    link.symlink_to(out)
+    assert ingest(campaign, link).exit_code == 0
+    assert link.is_symlink() and link.resolve() == out and (out / MARKER).is_file()
+    assert hashes(campaign) == raw
+
+
+def test_a_killed_ingests_leftovers_are_cleared_but_not_what_else_is_there(ingested):
+    """A staging folder left by an ingest killed outright (SIGKILL, power cut) goes
+    at the next ingest, except a file netrepro did not write."""
+    campaign, out, _, _ = ingested
+    left = out.with_name(f".{out.name}.staging-0123456789ab")
+    shutil.copytree(out, left)
+    (left / "stray.txt").write_text("not netrepro's\n")
+    assert ingest(campaign, out).exit_code == 0
+    assert hashes(left) == {"stray.txt": hashlib.sha256(b"not netrepro's\n").hexdigest()}
+
+
 # --- failures leave the previous tables ---------------------------------------------
 
 

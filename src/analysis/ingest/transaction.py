@@ -73,7 +73,7 @@ def owned_files(out: Path, raw_dir: Path, shown: str) -> list[str]:
     write. ``shown``: the folder as the user named it."""
     if not out.exists():
         return []
-    if not out.is_dir() or out.is_symlink():
+    if not out.is_dir():
         raise OutputError(f"{shown}: not a folder; the tables go into a folder of their own")
     present = _written(out)
     campaigns = [rel for rel in present if rel == "manifest.yaml" or rel.endswith("/manifest.yaml")]
@@ -199,14 +199,15 @@ def staged_tables(out: str | Path, raw_dir: Path, wait: bool = False) -> Iterato
     module's docstring). ``wait``: wait for another ingest of ``out`` instead
     of refusing. An OSError becomes one OutputError line naming ``out``."""
     shown = str(out)
-    target = Path(out).absolute()
+    target = Path(out).resolve()  # a symbolic link to the tables' folder: the folder is replaced, not the link
     prefix = f".{target.name}.staging-"
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with locked(target, shown, wait):
             previous = owned_files(target, raw_dir, shown)
-            for left in target.parent.glob(prefix + "*"):  # an earlier ingest's, killed mid-way: netrepro's own
-                shutil.rmtree(left, ignore_errors=True)
+            for left in target.parent.glob(prefix + "*"):  # an earlier ingest's, killed mid-way
+                _remove_ours(left, [rel for rel in _written(left) if rel == MARKER or _is_ours(rel, set())
+                                    or _PACKET_FILE.fullmatch(rel)])
             staging = target.parent / f"{prefix}{secrets.token_hex(6)}"
             staging.mkdir()  # (not mkdtemp: its 0700 would become the tables' mode)
             try:
