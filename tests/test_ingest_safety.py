@@ -124,6 +124,8 @@ def test_another_campaigns_tables_are_refused_by_name(tmp_path, ingested):
     _, out, _, _ = ingested
     second = make_campaign(tmp_path / "raw" / "second", title="second")
     refused(ingest(second, out), f"{out}: holds the tables of another campaign ({tmp_path / 'raw' / 'safety'})")
+    namesake = make_campaign(tmp_path / "lab" / "safety", title="another campaign of the same name")
+    refused(ingest(namesake, out), f"{out}: holds the tables of another campaign ({tmp_path / 'raw' / 'safety'})")
     unchanged(ingested)
 
 
@@ -329,3 +331,13 @@ def test_a_read_only_disk_leaves_the_previous_tables_and_says_so_in_one_line(cam
     subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
     refused(ingest(campaign, out), f"{out}: read-only file system")
     unchanged(ingested)
+
+
+def test_a_copy_of_the_same_campaign_may_replace_its_tables(tmp_path, ingested):
+    """Same folder name and the same manifest: the same campaign, e.g. a copy
+    a test or a second checkout ingests where ``NETREPRO_PROCESSED`` points."""
+    campaign, out, _, _ = ingested
+    copy = tmp_path / "elsewhere" / campaign.name
+    shutil.copytree(campaign, copy)
+    assert ingest(copy, out).exit_code == 0
+    assert json.loads((out / MARKER).read_text())["raw"] == str(copy.resolve())

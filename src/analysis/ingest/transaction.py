@@ -19,6 +19,7 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -88,8 +89,7 @@ def owned_files(out: Path, raw_dir: Path, shown: str) -> list[str]:
             theirs, listed = Path(record["raw"]), set(record["files"])
         except (OSError, ValueError, KeyError, TypeError):
             raise OutputError(f"{marker}: not a marker netrepro wrote; remove {shown} or write elsewhere") from None
-        moved = theirs != raw_dir.resolve() and not (theirs / "manifest.yaml").is_file() and theirs.name == raw_dir.name
-        if theirs != raw_dir.resolve() and not moved:
+        if not _same_campaign(record, raw_dir):
             raise OutputError(f"{shown}: holds the tables of another campaign ({theirs}); write these to another "
                               "folder, or remove that one first")
     else:  # tables written before the marker: this campaign's ingest.json and nothing else
@@ -105,6 +105,24 @@ def owned_files(out: Path, raw_dir: Path, shown: str) -> list[str]:
         raise OutputError(f"{shown}: holds files netrepro did not write ({_listing(foreign)}); move them, or "
                           "write the tables to another folder")
     return present
+
+
+def _identity(raw_dir: Path) -> dict[str, str]:
+    """What the marker records of the campaign whose tables these are."""
+    manifest = hashlib.sha256((raw_dir / "manifest.yaml").read_bytes()).hexdigest()
+    return {"raw": str(raw_dir.resolve()), "campaign": raw_dir.name, "manifest_sha256": manifest}
+
+
+def _same_campaign(record: dict, raw_dir: Path) -> bool:
+    """The tables are this campaign's: ingested from the same folder, from a
+    copy of it (same name, same manifest), or from where it was before it
+    moved (that folder is gone, the name is the same)."""
+    theirs = Path(record["raw"])
+    if theirs == raw_dir.resolve():
+        return True
+    if record.get("campaign") != raw_dir.name:
+        return False
+    return record.get("manifest_sha256") == _identity(raw_dir)["manifest_sha256"] or not (theirs / "manifest.yaml").is_file()
 
 
 def _campaign_of(out: Path) -> str | None:
@@ -212,8 +230,8 @@ def staged_tables(out: str | Path, raw_dir: Path, wait: bool = False) -> Iterato
             staging.mkdir()  # (not mkdtemp: its 0700 would become the tables' mode)
             try:
                 yield staging
-                (staging / MARKER).write_text(json.dumps({"raw": str(raw_dir.resolve()), "campaign": raw_dir.name,
-                                                          "files": _written(staging)}, indent=1) + "\n")
+                (staging / MARKER).write_text(json.dumps(_identity(raw_dir) | {"files": _written(staging)}, indent=1)
+                                              + "\n")
                 _synced(staging)
                 replaced = _swap_in(staging, target)
             except BaseException:
