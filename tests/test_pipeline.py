@@ -235,3 +235,69 @@ def test_a_shared_kernel_gives_each_notebook_an_empty_namespace(tmp_path):
         assert first.cells[0].execution_count == 1
         with pytest.raises(ReportError, match=r"t: notebook second, cell 1: NameError: name 'x' is not defined"):
             run_notebook(tmp_path / "second.ipynb", {}, tmp_path / "second.out.ipynb", "t", kernel)
+
+
+def _kernels_of(pid: int) -> list[int]:
+    """Processes started as kernels of process ``pid`` (jupyter_client sets JPY_PARENT_PID)."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if f"JPY_PARENT_PID={pid}".encode() in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:  # gone, or not ours to read
+            pass
+    return found
+
+
+@pytest.mark.slow  # a forced rebuild interrupted, then rebuilt (~30 s)
+def test_an_interrupted_build_is_not_done_and_runs_again(built, tmp_path):
+    """Ctrl-C in the middle of a rebuild whose inputs did not change (doit
+    keeps the earlier success): one line, exit 130, no kernel left running,
+    and the next build runs that campaign again instead of taking its
+    half-written notebooks as up to date."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    camp, out, _ = built
+    copy = tmp_path / "reports"
+    shutil.copytree(out, copy)  # its .doit.db says the campaign is built
+    stamp = copy / "small" / ".built"
+    assert stamp.is_file()
+    started = time.time()
+    env = os.environ | {"NETREPRO_HYPOTHESES": str(out.parent / "hyp"),
+                        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    build = subprocess.Popen([sys.executable, "-m", "analysis.cli", "report", str(camp), "--out", str(copy),
+                              "--no-papers", "--force", "-j", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    executed = copy / "small" / "notebooks" / "01_ingest.ipynb"
+    try:
+        deadline = time.monotonic() + 120
+        while build.poll() is None and time.monotonic() < deadline and not (
+                not stamp.exists() and executed.stat().st_mtime > started):
+            time.sleep(0.02)
+        assert build.poll() is None, "the build ended before it could be interrupted"
+        build.send_signal(signal.SIGINT)
+        _, stderr = build.communicate(timeout=120)
+    finally:
+        if build.poll() is None:
+            build.kill()
+            build.wait()
+    assert build.returncode == 130, stderr
+    assert stderr.splitlines()[-1] == "interrupted: what did not finish is not marked done and runs again on the next build"
+    assert "Traceback" not in stderr
+    assert not stamp.exists()
+    deadline = time.monotonic() + 15  # a kernel leaves once it sees its parent gone (ipykernel polls each second)
+    while _kernels_of(build.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _kernels_of(build.pid) == []
+
+    ran: list[str] = []
+    build_report([camp], copy, hypotheses_dir=out.parent / "hyp", papers=False, echo=ran.append)
+    assert ran == [f"  small: {name}" for name in ("01_ingest", "02_explore", "03_hypotheses", "04_figures")]
+    assert stamp.is_file()
+    again: list[str] = []
+    build_report([camp], copy, hypotheses_dir=out.parent / "hyp", papers=False, echo=again.append)
+    assert again == []  # built to the end: up to date

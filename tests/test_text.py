@@ -53,6 +53,12 @@ def test_cleaning_preserves_the_line_count(text):
 
 def test_a_line_of_nul_stays_a_line():
     # the case Hypothesis found: "\x00" was cleaned to no line at all
-    assert clean_lines("\x00") == [""]
-    assert clean_lines("a\n\x00\nb\n") == ["a", "", "b"]
-    assert clean_lines("a\x00b\n") == ["ab"]
+    assert clean_lines("\x00") == ["\x00"]
+    assert clean_lines("a\n\x00\nb\n") == ["a", "\x00", "b"]
+
+
+def test_no_cleaner_joins_the_digits_around_a_nul():
+    """A NUL over the dot of 5.05 used to be deleted, and 505 read."""
+    assert clean_lines("5\x0005 Gbits/sec\n") == ["5\x0005 Gbits/sec"]
+    assert to_float("5\x0005") is None and to_float("5.05\x1f") is None
+    assert to_float(" 5.05\t") == 5.05

@@ -52,3 +52,48 @@ def test_ordinary_anchors_still_work(tmp_path):
     path = tmp_path / "ok.yaml"
     path.write_text("base: &b {x: 1}\nother: *b\n")
     assert read_yaml(path, HypothesisError) == {"base": {"x": 1}, "other": {"x": 1}}
+
+
+def test_a_key_written_twice_is_refused_with_both_lines(tmp_path):
+    """The reported cases: a second ``synthetic`` relabelled real data, a second ``direction`` changed the test."""
+    from analysis.errors import ManifestError
+    from analysis.ingest.manifest import load_manifest
+
+    (tmp_path / "manifest.yaml").write_text("campaign:\n  title: t\n  synthetic: false\n  synthetic: true\nfiles: {}\n")
+    with pytest.raises(ManifestError, match=r"manifest\.yaml:4: key 'synthetic' is written twice in one mapping "
+                                            r"\(first at line 3\)"):
+        load_manifest(tmp_path)
+    hyp = tmp_path / "h.yaml"
+    hyp.write_text("hypotheses:\n  - id: a\n    metric: throughput_mbps\n    direction: greater\n"
+                   "    compare: {factor: ip_version, levels: [4, 6]}\n    direction: less\n")
+    with pytest.raises(HypothesisError, match=r"h\.yaml:6: key 'direction' is written twice .*first at line 4"):
+        load_hypotheses(hyp)
+
+
+def test_keys_are_compared_as_loaded_and_in_every_mapping(tmp_path):
+    path = tmp_path / "k.yaml"
+    path.write_text("levels:\n  - {1: a, 01: b}\n")  # two spellings of the int 1
+    with pytest.raises(Broken, match=r"k\.yaml:2: key '01' is written twice .*first at line 2"):
+        read_yaml(path, Broken)
+    path.write_text("a: 1\nb:\n  c: 2\nA: 3\n'a ': 4\n")  # other keys, not the same one
+    assert read_yaml(path, Broken) == {"a": 1, "b": {"c": 2}, "A": 3, "a ": 4}
+
+
+def test_a_merged_key_may_be_overridden(tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  x: 3\n")
+    assert read_yaml(path, Broken) == {"base": {"x": 1, "y": 2}, "other": {"x": 3, "y": 2}}
+
+
+def test_every_yaml_file_the_package_reads_goes_through_yamlfiles():
+    """A direct yaml.safe_load would accept the duplicate keys (and the alias bombs) refused here."""
+    import re
+    from pathlib import Path
+
+    import analysis
+
+    package = Path(analysis.__file__).parent
+    direct = re.compile(r"\byaml\.(safe_load|load|full_load|unsafe_load|load_all|safe_load_all|compose)\(")
+    readers = [f"{p.relative_to(package)}:{n}" for p in sorted(package.rglob("*.py")) if p.name != "yamlfiles.py"
+               for n, line in enumerate(p.read_text().splitlines(), 1) if direct.search(line)]
+    assert readers == []

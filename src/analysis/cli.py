@@ -24,7 +24,7 @@ from analysis import config
 from analysis.collect.command import collect_command
 from analysis.errors import NetreproError, ParseError
 from analysis.ingest.campaign import processed_dir_for
-from analysis.ingest.ingest import ingest_campaign, summary_lines, write_outputs
+from analysis.ingest.ingest import ingest_into, summary_lines
 from analysis.ingest.manifest_command import init_command
 from analysis.parsers.ditg_log import Packets, packets_frame
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="netrepro: network benchmark outputs -> tidy tables, tests, verdicts, reports.")
-EXIT_SOME_FAILED, EXIT_UNUSABLE_INPUT = 1, 2
+EXIT_SOME_FAILED, EXIT_UNUSABLE_INPUT, EXIT_INTERRUPTED = 1, 2, 130
 
 
 def reports_errors(command):
@@ -150,6 +150,10 @@ def ingest(
     With --scheduler or -j the files are read and parsed, and their packets
     written, on Dask workers; the tables are the same as without.
 
+    The tables are replaced whole or not at all (a failure, a full disk or
+    Ctrl-C leaves the previous ones); OUT is refused when another ingest is
+    writing it or it holds anything but this campaign's tables.
+
     Exit status: 0 when at least one file parsed, even if others were rejected
     (each rejected file is named with its line and reason, and listed in
     rejected.csv); 1 when every file was rejected (there is nothing to
@@ -164,9 +168,12 @@ def ingest(
         from analysis.ingest.distributed import dask_client
 
         cluster = dask_client(scheduler, jobs)
-    with cluster as client:
-        result = ingest_campaign(campaign, strict=strict, packets_to=target, client=client)
-    write_outputs(result, target)
+    try:
+        with cluster as client:
+            result = ingest_into(campaign, target, strict=strict, client=client)
+    except KeyboardInterrupt:
+        print(f"interrupted: {target} is as it was before this ingest", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     for line in summary_lines(result):
         print(line)
     print(f"  written to {target}")
@@ -203,7 +210,11 @@ def report(
         sorted(p.parent for p in config.raw_dir().glob("*/manifest.yaml"))
     if not folders:
         raise NetreproError(f"{config.raw_dir()}: no campaign folders (a folder with manifest.yaml)")
-    index = build_report(folders, out or config.reports_dir(), papers=papers, jobs=jobs, force=force)
+    try:
+        index = build_report(folders, out or config.reports_dir(), papers=papers, jobs=jobs, force=force)
+    except KeyboardInterrupt:
+        print("interrupted: what did not finish is not marked done and runs again on the next build", file=sys.stderr)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     print(f"report: {index}")
 
 

@@ -19,6 +19,11 @@ class ParseError(NetreproError):
         super().__init__(f"{source}:{line if line is not None else '?'}: {reason}")
 
 
+class DamagedOutputError(ParseError):
+    """An output with bytes no tool prints (a NUL over a digit): damage, never an
+    aborted run, so the file is rejected, not counted as a failed run."""
+
+
 class ManifestError(NetreproError):
     """A campaign manifest that cannot be used: names the file, the key and the fix."""
 

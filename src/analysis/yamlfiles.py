@@ -4,6 +4,8 @@ safely, with errors that name the file, the line and the key to fix.
 Plain data only (no object tags), libyaml's C parser when present (a 1 MB
 manifest parses 4× faster), and a bound on what aliases may expand to, so
 a "billion laughs" document fails at once instead of eating memory later.
+A key written twice in one mapping is refused: YAML loaders keep the last
+value silently, and a second ``synthetic: true`` would relabel real data.
 """
 
 from __future__ import annotations
@@ -35,6 +37,31 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
     return memo[key]
 
 
+def _first_duplicate_key(root: yaml.Node, loader: Any) -> tuple[yaml.Node, yaml.Node] | None:
+    """The first key written twice in one mapping (its second and first
+    nodes), or None. Keys are compared as loaded (``1`` and ``01`` are one
+    int); merged keys (``<<: *base``) may be overridden, that is their use."""
+    seen_nodes: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:  # an alias: checked once
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[Any, yaml.Node] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    loaded = loader.construct_object(key)
+                    if loaded in first:
+                        return key, first[loaded]
+                    first[loaded] = key
+            stack.extend(n for pair in reversed(node.value) for n in reversed(pair))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+    return None
+
+
 def _compose(path: Path, error: type[Exception]) -> tuple[Any, yaml.Node | None]:
     """The parsed document and its node tree (for line numbers)."""
     try:
@@ -54,6 +81,11 @@ def _compose(path: Path, error: type[Exception]) -> tuple[Any, yaml.Node | None]
         if size > MAX_EXPANDED_NODES:
             raise error(f"{path}:{node.start_mark.line + 1}: aliases expand to {size:,} nodes "
                         f"(more than {MAX_EXPANDED_NODES:,}); refusing an alias bomb")
+        duplicate = _first_duplicate_key(node, loader)
+        if duplicate is not None:
+            second, first = duplicate
+            raise error(f"{path}:{second.start_mark.line + 1}: key {second.value!r} is written twice in one mapping "
+                        f"(first at line {first.start_mark.line + 1}); keep one: a loader would silently use the last")
         return loader.construct_document(node), node
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

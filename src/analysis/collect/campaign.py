@@ -31,6 +31,7 @@ from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_l
 from analysis.collect.testbed import Testbed, signal_name, signals_raise, workdir
 from analysis.verdicts.registration import register
 from analysis.verdicts.spec import load_hypotheses
+from analysis.yamlfiles import read_yaml
 
 COLLECT_DIR = "collect"  # plan copy, tool side logs, warm-ups: not measurements
 CPU_NOTE = ("meta host_cpu_pct is the whole host's CPU utilisation (all CPUs, /proc/stat) over the run: "
@@ -95,7 +96,7 @@ class Collector:
                 raise PlanError(f"{self.out} exists and is not empty; add --resume to continue that campaign")
             if not plan_copy.is_file():
                 raise PlanError(f"{self.out}: no {COLLECT_DIR}/plan.yaml, so it is not a campaign this collector started")
-            if yaml.safe_load(plan_copy.read_text()) != self.plan.model_dump(mode="json"):
+            if read_yaml(plan_copy, PlanError) != self.plan.model_dump(mode="json"):
                 raise PlanError(f"{self.out}: the plan differs from the one it was started with ({plan_copy}); "
                                 "resume with that plan or collect into a new folder")
             self._load_previous()
@@ -109,7 +110,7 @@ class Collector:
         path = self.out / MANIFEST_NAME
         if not path.is_file():
             return
-        old = yaml.safe_load(path.read_text())
+        old = read_yaml(path, PlanError)
         constants = {k: v for k, v in old.get("files", {}).get("constants", {}).items() if k in OS_FACTORS}
         for e in old.get("files", {}).get("table", []):
             if e.get("meta", {}).get("status") in ("ok", "failed") and (self.out / e["path"]).is_file():

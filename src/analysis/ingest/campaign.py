@@ -14,7 +14,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from analysis.config import processed_dir
-from analysis.ingest.ingest import fingerprint, ingest_campaign, write_outputs
+from analysis.ingest.ingest import fingerprint, ingest_into
 from analysis.ingest.manifest import Manifest, load_manifest
 from analysis.ingest.packets import has_packets, packets_glob, with_delay_percentiles
 
@@ -91,10 +91,9 @@ def load_campaign(path: str | Path, processed: str | Path | None = None, strict:
     report_path = out / "ingest.json"
     current = fingerprint(raw_dir)
     stored = json.loads(report_path.read_text()) if report_path.is_file() else {}
-    if stored.get("fingerprint") != current:
-        result = ingest_campaign(raw_dir, strict=strict, packets_to=out)
-        write_outputs(result, out)
-        _write_manifest_copy(result.manifest, out, current)  # ingest parsed it already
+    if stored.get("fingerprint") != current:  # re-ingested whole; a notebook doing the same at once is waited for
+        ingest_into(raw_dir, out, strict=strict, wait=True,
+                    also=lambda result, staging: _write_manifest_copy(result.manifest, staging, current))
         stored = json.loads(report_path.read_text())
     return Campaign(
         name=raw_dir.name,

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from analysis.errors import ParseError
+from analysis.errors import DamagedOutputError, ParseError
 from analysis.parsers import sniff
 from analysis.parsers.records import TOOLS, ParseResult, RunRecord
 from analysis.parsers.text import decode
@@ -47,7 +47,7 @@ def failed_run(error: ParseError, data: bytes | mmap.mmap, levels: Mapping[str, 
     """The failed run ``error`` reveals for an output ``data`` (factor ``levels``), or None if the file is to be rejected."""
     if _BLANK.fullmatch(data):
         return FailedRun("empty output: the run wrote nothing", _tool_from(levels))
-    if error.line is None or len(data) > MAX_TEXT_BYTES:
+    if error.line is None or len(data) > MAX_TEXT_BYTES or isinstance(error, DamagedOutputError):
         return None
     text = decode(bytes(data))
     tool = sniff(text)

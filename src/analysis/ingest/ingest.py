@@ -32,6 +32,7 @@ from analysis.ingest.manifest import MANIFEST_NAME, Assignment, FileMapper, Mani
 from analysis.parsers import parse_bytes, read_contents
 from analysis.parsers.contents import ContentDigest, sha256_of
 from analysis.ingest.templates import REVEALED
+from analysis.ingest.transaction import staged_tables
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
 
 if TYPE_CHECKING:
@@ -353,7 +354,9 @@ def refuse_inside_raw(raw_dir: Path, out: str | Path) -> None:
 
 
 def write_outputs(result: IngestResult, out_dir: str | Path) -> Path:
-    """Write runs.parquet, intervals.parquet, rejected.csv and ingest.json.
+    """Write runs.parquet, intervals.parquet, rejected.csv and ingest.json
+    into ``out_dir``: a new folder, or the staging folder of :func:`ingest_into`
+    (which replaces a campaign's tables whole; this writes file by file).
 
     Refuses a folder inside the campaign's raw folder: raw files are never
     overwritten, and tables there would be ingested as raw files next time."""
@@ -366,6 +369,26 @@ def write_outputs(result: IngestResult, out_dir: str | Path) -> Path:
     result.rejected.to_csv(out / "rejected.csv", index=False)
     (out / "ingest.json").write_text(json.dumps(result.report(), indent=2, sort_keys=False, default=str) + "\n")
     return out
+
+
+def ingest_into(campaign_dir: str | Path, out: str | Path, strict: bool = False, progress: bool | None = None,
+                client: Client | None = None, wait: bool = False,
+                also: Callable[[IngestResult, Path], object] | None = None) -> IngestResult:
+    """Ingest a campaign and replace the tables at ``out`` with its own as one
+    transaction (:func:`.transaction.staged_tables`): its packets and tables
+    are written to a staging folder and swapped in once complete, so a
+    failure, a full disk or Ctrl-C leaves the previous tables as they were.
+    Refuses an ``out`` that holds anything but this campaign's tables, and a
+    second ingest of ``out`` at the same time (``wait``: waits for it);
+    ``also(result, staging)`` writes more files into the transaction."""
+    campaign_dir = Path(campaign_dir)
+    refuse_inside_raw(campaign_dir, out)
+    with staged_tables(out, campaign_dir, wait=wait) as staging:
+        result = ingest_campaign(campaign_dir, strict=strict, progress=progress, packets_to=staging, client=client)
+        write_outputs(result, staging)
+        if also is not None:
+            also(result, staging)
+    return result
 
 
 @contextlib.contextmanager
@@ -404,4 +427,4 @@ def summary_lines(result: IngestResult) -> list[str]:
     return lines
 
 
-__all__ = ["ingest_campaign", "write_outputs", "summary_lines", "discover", "fingerprint", "IngestResult", "FileOutcome"]
+__all__ = ["ingest_campaign", "ingest_into", "write_outputs", "summary_lines", "discover", "fingerprint", "IngestResult", "FileOutcome"]

@@ -14,7 +14,6 @@ microseconds, exactly).
 from __future__ import annotations
 
 import hashlib
-import shutil
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.ingest.transaction import OutputError
 from analysis.parsers.ditg_log import Packets, nanoseconds
 
 PACKETS_FOLDER = "packets"
@@ -188,7 +188,7 @@ class PacketWriter:
     file's closing does not wait for it. Use it as a context manager:
     leaving waits for the writing and raises its first error, if any.
 
-    The folder is emptied first (:func:`fresh_packets_folder`). Files are
+    The folder is new (:func:`fresh_packets_folder`). Files are
     named by a hash of the source path (:func:`run_file`)."""
 
     def __init__(self, out_dir: str | Path):
@@ -223,12 +223,14 @@ class PacketWriter:
 
 
 def fresh_packets_folder(out_dir: str | Path) -> Path:
-    """``<out>/packets/``, emptied: packets of a raw file that is gone must
-    not survive a re-ingest. Done once per ingest, before any log is parsed."""
+    """``<out>/packets/``, made new: packets of a raw file that is gone must
+    not survive a re-ingest, and nothing already there is netrepro's to
+    delete (a re-ingest writes into a new staging folder, see
+    :mod:`.transaction`). Done once per ingest, before any log is parsed."""
     root = Path(out_dir) / PACKETS_FOLDER
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise OutputError(f"{root}: already exists and is not empty; packets are written into a new folder")
+    root.mkdir(parents=True, exist_ok=True)
     return root
 
 

@@ -22,7 +22,7 @@ from analysis.parsers.records import ParseResult
 from analysis.parsers import ditg, iperf2, iperf3, netperf
 from analysis.parsers.contents import read_contents
 from analysis.parsers.ditg_log import log_extent
-from analysis.parsers.text import decode
+from analysis.parsers.text import decode, refuse_control_bytes
 
 # Most specific first: iperf3 JSON and D-ITG have unmistakable markers;
 # iperf 2 is last because its text shares headers with iperf3's.
@@ -51,10 +51,12 @@ def parse_text(text: str, source: str = "<string>", hints: Hints | None = None) 
 
     A file that ends in NUL characters (the zero-filled tail a crash or a
     preallocating file system leaves) is parsed without them, and every
-    record says so in a warning."""
+    record says so in a warning; a NUL or other control byte anywhere else
+    refuses the file, naming its line (:func:`.text.refuse_control_bytes`)."""
     text, padding = _without_nul_padding(text)
     if not text.strip():
         raise ParseError(source, 1, "empty output: nothing to parse")
+    refuse_control_bytes(text, source)
     for module in TEXT_PARSERS:
         if module.detect(text):
             result = module.parse(text, source, **_hints_for(module.TOOL, hints, source))

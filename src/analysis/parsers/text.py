@@ -4,6 +4,11 @@ Researchers paste outputs from terminals, wikis and markdown: CRLF line ends,
 byte-order marks, colour escapes, a progress spinner's backspaces, code
 fences, block quotes and a common indentation. Every cleaner here keeps the
 number of lines so that a ParseError still points at the original line.
+
+No cleaner deletes a character inside a line: a NUL or another control byte
+where a digit or a dot was is damage, and removing it would join the digits
+around it into another number (``5.<NUL>05`` read as 5.5). Such a byte is
+refused with its line (:func:`refuse_control_bytes`), before any parser reads.
 """
 
 from __future__ import annotations
@@ -11,9 +16,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from analysis.errors import DamagedOutputError, ParseError
+
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\n]*\x07|\x1b[=>()][0-9A-Za-z]?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _QUOTE = re.compile(r"^\s*> ?")
+# Bytes no tool prints and no terminal or paste adds: C0 controls but tab,
+# newline, carriage return, backspace and escape (which the cleaners read), DEL,
+# and the C1 controls a damaged byte becomes when a file is read as Latin-1.
+_CONTROL = re.compile(r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 
 
 def decode(data: bytes) -> str:
@@ -25,6 +36,21 @@ def decode(data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def refuse_control_bytes(text: str, source: str) -> None:
+    """Raise a ParseError naming the line and column of the first control
+    byte in ``text`` (outside a colour escape): it stands where a character
+    of the output was, so no value of the file can be trusted."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)  # an escape spans no newline (lines stay put); an OSC one ends in BEL
+    found = _CONTROL.search(text)
+    if found is None:
+        return
+    start = text.rfind("\n", 0, found.start()) + 1
+    line = text.count("\n", 0, found.start()) + 1
+    raise DamagedOutputError(source, line, f"control byte 0x{ord(found.group()):02x} at column {found.start() - start + 1}: "
+                     "no tool prints it, the file is damaged here and its values cannot be trusted")
 
 
 def _apply_backspaces(line: str) -> str:
@@ -65,8 +91,6 @@ def _clean_lines(text: str) -> tuple[str, ...]:
         lines.pop()
     cleaned = []
     for line in lines:
-        if "\x00" in line:  # per line: a line of NULs stays a (blank) line
-            line = line.replace("\x00", "")
         if "\r" in line:
             line = _strip_carriage_returns(line)
         if "\b" in line:

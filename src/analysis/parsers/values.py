@@ -21,8 +21,9 @@ _NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
 def to_float(token: str) -> float | None:
     """A numeric token (``12``, ``-1.00``, ``1.5e3``) -> float, or None when
     it is not a plain decimal number (``nan``, ``inf``, ``1,5`` and the empty
-    string are not)."""
-    token = token.strip()
+    string are not). Only spaces and tabs around it are dropped: a control
+    byte beside the digits is damage, not white space."""
+    token = token.strip(" \t")
     if not _NUMBER.match(token):
         return None
     return float(token)

@@ -15,10 +15,12 @@ one can also be run alone in JupyterLab.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import html
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -203,6 +205,26 @@ def _fold(body: str, starts: list[tuple[int, str]], folded: dict[int, str]) -> s
     return body
 
 
+BUILT = ".built"  # the last file a build writes (see build_stamp)
+
+
+def build_stamp(out_dir: Path) -> Path:
+    """The file that says the report in ``out_dir`` was built to the end: it
+    is removed before the first notebook runs and written after the page, so
+    a build stopped midway (Ctrl-C, a crash, a full disk) leaves none, and
+    the build tool, whose target it is, runs that build again instead of
+    taking its half-written notebooks, tables and figures as up to date."""
+    return out_dir / BUILT
+
+
+@contextlib.contextmanager
+def _stamped(out_dir: Path) -> Iterator[None]:
+    stamp = build_stamp(out_dir)
+    stamp.unlink(missing_ok=True)
+    yield
+    stamp.write_text("built to the end\n")
+
+
 def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR, echo=print) -> CampaignReport:
     from analysis.ingest.manifest import load_manifest
 
@@ -210,6 +232,15 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
     out_dir = out_root / campaign_dir.name
     executed_dir = out_dir / "notebooks"
     executed_dir.mkdir(parents=True, exist_ok=True)
+    with _stamped(out_dir):
+        _run_campaign(campaign_dir, out_dir, hypotheses_dir, synthetic, echo)
+    return CampaignReport(campaign_dir.name, out_dir / "report.html", sorted((out_dir / "figures").glob("*.png")),
+                          sorted((out_dir / "tables").glob("*.csv")), synthetic)
+
+
+def _run_campaign(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path, synthetic: bool, echo) -> None:
+    """The four notebooks in a shared kernel, then the page."""
+    executed_dir = out_dir / "notebooks"
     params = parameters_for(campaign_dir, out_dir, hypotheses_dir)
     executed = {}
     with SharedKernel(NOTEBOOK_DIR) as kernel:
@@ -224,8 +255,6 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
     (out_dir / "SYNTHETIC").unlink(missing_ok=True)
     if synthetic:  # the index labels it, even when it is rebuilt from what is on disk
         (out_dir / "SYNTHETIC").write_text("this campaign's data is synthetic\n")
-    return CampaignReport(campaign_dir.name, page, sorted((out_dir / "figures").glob("*.png")),
-                          sorted((out_dir / "tables").glob("*.csv")), synthetic)
 
 
 STUDY_NOTEBOOK = PAPER_DIR / "study.ipynb"
@@ -242,9 +271,10 @@ def build_paper(name: str, out_root: Path, echo=print) -> CampaignReport:
     offered = {"study": name, "out": os.path.relpath(out_dir, notebook.parent)}
     declared = pm.inspect_notebook(str(notebook))  # the overview takes no study
     params = {k: v for k, v in offered.items() if k in declared}
-    executed = run_notebook(notebook, params, out_dir / "notebooks" / f"{name}.ipynb", f"study {name}")
     page = out_dir / "report.html"
-    page.write_text(to_html([executed], f"netrepro reproduction: {name}"))
+    with _stamped(out_dir):
+        executed = run_notebook(notebook, params, out_dir / "notebooks" / f"{name}.ipynb", f"study {name}")
+        page.write_text(to_html([executed], f"netrepro reproduction: {name}"))
     return CampaignReport(name, page, sorted((out_dir / "figures").glob("*.png")),
                           sorted((out_dir / "tables").glob("*.csv")), synthetic=False)
 

@@ -5,18 +5,24 @@ A campaign task depends on the four notebooks, the campaign's raw fingerprint
 (manifest + every raw file's content), its hypothesis file and the code of
 this package; a study task on its notebook, its published record and claims
 file, the designs, the mirror map and its mirror campaign's fingerprint.
-doit keeps the last-seen signatures in ``<reports>/.doit.db``; a task whose
-inputs did not change is skipped.  A failing task names its notebook and cell
+doit keeps the last-seen signatures in ``<reports>/.doit.db`` (written
+whole, :class:`WholeJsonDB`); a task whose inputs did not change is skipped.
+A task is done only when its build stamp exists (:func:`.pipeline.build_stamp`,
+a target): a build interrupted midway (Ctrl-C, a crash) removed it and wrote
+none, so it runs again next time, even where doit kept an earlier success
+with the same inputs. A failing task names its notebook and cell
 and the others still finish (``--continue``); the index is written last from
 whatever reports exist, so it always lists every campaign and study.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from doit.cmd_base import ModuleTaskLoader
+from doit.dependency import JsonDB
 from doit.doit_cmd import DoitMain
 from doit.exceptions import TaskFailed
 from doit.tools import config_changed
@@ -26,6 +32,23 @@ from analysis import config
 from analysis.errors import NetreproError, ReportError
 from analysis.ingest.ingest import fingerprint
 from analysis.report import pipeline
+
+
+class WholeJsonDB(JsonDB):
+    """doit's JSON signatures, written to a new file that then replaces the
+    old one: doit's own writes over the file in place, and a build stopped
+    during that write left a truncated file that stopped every later build."""
+
+    desc = "JSON, replaced whole"
+
+    def dump(self) -> None:
+        partial = f"{self.name}.{os.getpid()}.partial"
+        try:
+            with open(partial, "w") as stream:
+                stream.write(self.codec.encode(self._db))
+            os.replace(partial, self.name)
+        finally:
+            Path(partial).unlink(missing_ok=True)
 
 
 def _run(build: Callable[[], object], failures: list[str]) -> TaskFailed | None:
@@ -47,7 +70,7 @@ def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: st
         "name": f"campaign:{campaign.name}",
         "actions": [(_run, [lambda: pipeline.build_campaign(campaign, out_root, hypotheses_dir, echo), failures])],
         "file_dep": [str(p) for p in notebooks + ([hyp] if hyp.is_file() else [])],
-        "targets": [str(out_root / campaign.name / "report.html")],
+        "targets": [str(out_root / campaign.name / "report.html"), str(pipeline.build_stamp(out_root / campaign.name))],
         "uptodate": [config_changed({"raw": fingerprint(campaign), "code": code,
                                      "hypotheses": hyp.is_file()})],
         "doc": f"campaign {campaign.name}",
@@ -71,7 +94,7 @@ def study_task(name: str, out_root: Path, code: str, echo, failures: list[str]) 
         "name": f"study:{name}",
         "actions": [(_run, [lambda: pipeline.build_paper(name, out_root, echo), failures])],
         "file_dep": [str(p) for p in dict.fromkeys(deps)],
-        "targets": [str(out_root / "papers" / name / "report.html")],
+        "targets": [str(out_root / "papers" / name / "report.html"), str(pipeline.build_stamp(out_root / "papers" / name))],
         "uptodate": [config_changed({"mirror": raw, "code": code})],
         "doc": f"study {name}",
     }
@@ -129,12 +152,12 @@ def run_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | Non
         yield from report_tasks(campaigns, out_root, hypotheses_dir, papers, echo, failures)
 
     loader = ModuleTaskLoader({"task_report": task_report,
-                               "DOIT_CONFIG": {"dep_file": str(out_root / ".doit.db"), "backend": "json",
+                               "DOIT_CONFIG": {"dep_file": str(out_root / ".doit.db"), "backend": "whole-json",
                                                "verbosity": 2}})
     args = ["run", "--continue", "-n", str(max(1, jobs)), "-P", "thread"]
     if force:
         args.append("--always-execute")
-    code = DoitMain(loader).run(args)
+    code = DoitMain(loader, extra_config={"BACKEND": {"whole-json": f"{__name__}:WholeJsonDB"}}).run(args)
     if code and not failures:
         failures.append(f"doit exited with {code} (see the messages above)")
     return failures
