@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from analysis.errors import DamagedOutputError, ParseError
+from analysis.errors import DamagedOutputError
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\n]*\x07|\x1b[=>()][0-9A-Za-z]?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -39,7 +39,7 @@ def decode(data: bytes) -> str:
 
 
 def refuse_control_bytes(text: str, source: str) -> None:
-    """Raise a ParseError naming the line and column of the first control
+    """Raise a DamagedOutputError (a ParseError) naming the line and column of the first control
     byte in ``text`` (outside a colour escape): it stands where a character
     of the output was, so no value of the file can be trusted."""
     if "\x1b" in text:
