@@ -238,12 +238,14 @@ class RowIndex:
         """The cell's rows with one of ``statistics`` (size always part of the key)."""
         return self._frame(self._cell(metric, key, statistics))
 
-    def printed_difference(self, metric: str, factor: str, key_a: dict, key_b: dict,
-                           statistics) -> tuple[float | None, dict | None]:
+    def printed_difference(self, metric: str, factor: str, key_a: dict, key_b: dict, statistics,
+                           summary=lambda row: False) -> tuple[float | None, dict | None]:
         """Signed a − b from a printed difference on cell a (or b) whose ``compared_to``
         names the other level (and no third one); the sign is the record's ``larger_side``.
-        A difference whose larger side the text does not state gives no sign: not used."""
+        A difference whose larger side the text does not state gives no sign: not used.
+        A row of the study's own summary (``summary``) is taken only when no other is printed."""
         levels = self.levels(factor)
+        found = []
         for key, other, sign in ((key_a, key_b, 1), (key_b, key_a, -1)):
             for pos in self._cell(metric, key, statistics):
                 row = self._records[pos]
@@ -252,8 +254,15 @@ class RowIndex:
                     continue
                 larger = side_sign(row)
                 if larger is not None:
-                    return sign * larger * float(row["value"]), row
-        return None, None
+                    found.append((sign * larger * float(row["value"]), row))
+        found.sort(key=lambda item: bool(summary(item[1])))  # stable: the record's order otherwise
+        return found[0] if found else (None, None)
+
+    def locator_of(self, row_id: str) -> str:
+        """Where in the text the row ``row_id`` was printed (section, figure or table)."""
+        if not hasattr(self, "_locators"):
+            self._locators = dict(zip(self._columns["id"], self._columns["locator"]))
+        return str(self._locators[row_id])
 
     def evidence_row(self, evidence: Evidence) -> pd.Series:
         """The one record row an explicit evidence entry names (error if not exactly one)."""
@@ -269,12 +278,12 @@ class RowIndex:
             raise LookupError(f"operand {where} selects values {sorted(values)}, expected one value")
         return float(values.pop())
 
-    def extremes(self, metric: str, key: dict) -> tuple[float | None, float | None, list[str]]:
+    def extremes(self, metric: str, key: dict) -> tuple[float | None, float | None, pd.DataFrame]:
         """Lowest and highest value printed for a cell over all sizes (a range,
-        or a minimum / maximum printed without its size), and their snippets."""
+        or a minimum / maximum printed without its size), and the rows they come from."""
         key = {"size_bytes": None, **key}
         low = self.select(key, metric, LOW_STATS)
         high = self.select(key, metric, HIGH_STATS)
         lo = float(low["value"].min()) if not low.empty else None
         hi = float(high["value"].max()) if not high.empty else None
-        return lo, hi, list(low["snippet"]) + list(high["snippet"])
+        return lo, hi, pd.concat([low, high])

@@ -146,19 +146,31 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         out["snippets"] = [found_a["snippet"].iloc[0], found_b["snippet"].iloc[0]]
         out["rows"] = [found_a["id"].iloc[0], found_b["id"].iloc[0]]
     if out["diff"] is None:
-        out["diff"], row = index.printed_difference(claim.metric, factor, key_a, key_b, DIFF_STATS)
+        out["diff"], row = index.printed_difference(claim.metric, factor, key_a, key_b, DIFF_STATS,
+                                                    lambda r: _in_summary(record, r["id"]))
         if row is not None:
             out["diff_source"] = f"printed difference ({row['locator']}: {row['value_as_printed']} {row['unit']})"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
     if out["pct"] is None and out["diff"] is None:
-        out["pct"], row = index.printed_difference(claim.metric, factor, key_a, key_b, PCT_STATS)
+        out["pct"], row = index.printed_difference(claim.metric, factor, key_a, key_b, PCT_STATS,
+                                                   lambda r: _in_summary(record, r["id"]))
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
     out["restated"] = bool(out["snippets"]) and all(_same_sentence(claim.quote, t) for t in out["snippets"])
     if out["restated"]:
         out["diff_source"] += " — the claim's own sentence"
+    elif out["rows"] and all(_in_summary(record, r) for r in out["rows"]):
+        out["restated"] = True
+        out["diff_source"] += " — the study's own summary (abstract or conclusions), not a measurement"
     return out
+
+
+def _in_summary(record: Record, row_id: str) -> bool:
+    """A number printed in the study's abstract or conclusions: the authors' summary of
+    their results, so evidence for no claim (a restatement, judged ``restated``)."""
+    locator = record.index.locator_of(row_id)
+    return is_headline(record, f"{record.study}.txt, {locator}")
 
 
 def _one_scope(found: pd.DataFrame, key: dict) -> tuple[pd.DataFrame, str]:
@@ -343,20 +355,23 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
         if group in seen:
             continue
         seen.append(group)
-        lo_a, hi_a, snip_a = record.index.extremes(claim.metric, {**group, factor: level_a})
-        lo_b, hi_b, snip_b = record.index.extremes(claim.metric, {**group, factor: level_b})
+        lo_a, hi_a, rows_a = record.index.extremes(claim.metric, {**group, factor: level_a})
+        lo_b, hi_b, rows_b = record.index.extremes(claim.metric, {**group, factor: level_b})
         found = _range_verdict(claim.holds, (lo_a, hi_a), (lo_b, hi_b))
         if found is None:
             continue
         verdict, why = found
-        snippets = snip_a + snip_b
-        restated = all(_same_sentence(claim.quote, t) for t in snippets)
+        used = pd.concat([rows_a, rows_b])
+        restated = all(_same_sentence(claim.quote, t) for t in used["snippet"]) or all(
+            _in_summary(record, r) for r in used["id"])
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
                           for f in _per(claim) if f != "size_bytes")
         out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed ranges)",
                     "a": level_label(factor, level_a), "b": level_label(factor, level_b),
                     "class": "range", "verdict": Verdict.RESTATED if restated else verdict, "_group": group,
-                    "diff_source": "printed ranges" + (" — the claim's own sentence" if restated else ""),
+                    "rows": list(used["id"]), "_cell": group,
+                    "diff_source": "printed ranges" + (" — the claim's own sentence or the study's summary"
+                                                       if restated else ""),
                     "note": why, "missing": ""})
     return out
 
