@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, span_s, us_to_ms
@@ -43,6 +45,10 @@ _TIMESTAMP = re.compile(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d
 def detect(text: str) -> bool:
     """iperf3 from content: a JSON run/event document, or text with an
     iperf3-only marker (iperf 2 never prints these)."""
+    if _plain(text):  # nothing to clean: look at the text as it is
+        head = text.lstrip()
+        if head.startswith("{") and (_JSON_EVENT.match(head) or _JSON_RUN.search(head[:20_000])):
+            return True
     cleaned = "\n".join(_strip_timestamp(l) for l in untitled(clean_lines(text[:200_000])))
     head = cleaned.lstrip()
     if head.startswith("{"):
@@ -51,10 +57,40 @@ def detect(text: str) -> bool:
 
 
 def parse(text: str, source: str = "<string>") -> ParseResult:
+    document = _strict_document(text)
+    if document is not None:
+        return _parse_documents([document], source)
     lines = untitled(clean_lines(text))
     if "".join(lines).lstrip().startswith("{"):
         return _parse_json(lines, source)
     return _parse_text(lines, source)
+
+
+def _plain(text: str) -> bool:
+    """Whether clean_lines would change nothing but blanks in ``text``: no
+    NUL, backspace or colour escape, and every CR ends a line (CRLF; a lone
+    CR redraws a terminal line)."""
+    if "\x00" in text or "\b" in text or "\x1b" in text:
+        return False
+    return "\r" not in text or text.count("\r") == text.count("\r\n")
+
+
+def _strict_document(text: str) -> tuple[dict[str, Any], int] | None:
+    """The one run document of a file that is strict JSON and nothing else
+    (what ``iperf3 -J`` writes), with its first line; None for anything the
+    tolerant reader must see: several documents, a ``--json-stream``, nan,
+    a prefix, text. Strict JSON has no raw control character in a string and
+    no lone CR, so clean_lines would change nothing of it but blanks."""
+    start = len(text) - len(text.lstrip())
+    if not text.startswith("{", start) or not _plain(text):
+        return None
+    try:
+        doc = orjson.loads(text)
+    except orjson.JSONDecodeError:  # not strict JSON, or an integer beyond 64 bits
+        return None
+    if not isinstance(doc, dict) or "event" in doc:
+        return None
+    return doc, text.count("\n", 0, start) + 1
 
 
 _TITLE_GAP = ":  "  # iperf3 --title T prints "T:  " before every text line
@@ -171,9 +207,12 @@ class _Run:
 
 def _parse_json(lines: list[str], source: str) -> ParseResult:
     docs = load_json_documents(lines, source)
-    variant = "json"
     if all("event" in d for d, _ in docs):
-        docs, variant = _assemble_stream(docs, source), "json-stream"
+        return _parse_documents(_assemble_stream(docs, source), source, "json-stream")
+    return _parse_documents(docs, source)
+
+
+def _parse_documents(docs: list[tuple[dict[str, Any], int]], source: str, variant: str = "json") -> ParseResult:
     records: list[RunRecord] = []
     intervals: list[IntervalRecord] = []
     for number, (doc, line) in enumerate(docs, 1):
