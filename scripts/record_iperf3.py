@@ -104,6 +104,7 @@ class Run:
     server: list[str] | None = field(default_factory=list)  # None: no server (a refused connection)
     keep: str = "client stdout"  # or "client stdout+stderr", "server stdout", "terminal"
     note: str = ""
+    alone: bool = False  # the client options are the whole command line (no -c HOST -p PORT)
 
 
 def _wait_listening(port: int, timeout: float = 5.0) -> None:
@@ -144,7 +145,8 @@ def _in_terminal(argv: list[str], env: dict[str, str], interrupt_after: float) -
 
 def record(tool: Iperf3, run: Run, port: int, out: Path, set_name: str) -> None:
     host = "::1" if "-6" in run.client else HOST
-    client = ["timeout", "15", *tool.argv, "-c", host, "-p", str(port), *run.client]
+    options = run.client if run.alone else ["-c", host, "-p", str(port), *run.client]
+    client = ["timeout", "15", *tool.argv, *options]
     server_cmd = ["timeout", "15", *tool.argv, "-s", "-p", str(port), "-1", *(run.server or [])]
     server = None
     if run.server is not None:
@@ -169,7 +171,7 @@ def record(tool: Iperf3, run: Run, port: int, out: Path, set_name: str) -> None:
              f"# recorded by: python scripts/record_iperf3.py {set_name}"]
     if run.server is not None:
         lines.append(f"server: timeout 15 {typed(['-s', '-p', str(port), '-1', *run.server])}")
-    lines.append(f"client: timeout 15 {typed(['-c', host, '-p', str(port), *run.client])}")
+    lines.append(f"client: timeout 15 {typed(options)}")
     if status is not None:
         lines.append(f"# exit status: {status}")
     (out / run.name).with_suffix(".cmd").write_text("\n".join(lines) + "\n")
@@ -193,6 +195,8 @@ FIXTURES_318 = [
 FIXTURES_INSTALLED = [
     Run("error_usage_json.txt", ["-t", "1", "-J", "--no-such-option"], server=None, keep="client stdout+stderr",
         note="an option iperf3 does not know: its usage text"),
+    Run("error_parameter_json.txt", ["-t", "1", "-J"], server=None, keep="client stdout+stderr", alone=True,
+        note="neither -c nor -s: a parameter error, then the usage text"),
     Run("error_interrupted_json.json", ["-t", "5", "-J"], keep="terminal",
         note="run in a terminal (a pty), Ctrl-C typed after 1.5 s: the terminal echoes ^C before the JSON"),
 ]
@@ -221,6 +225,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/iperf3-debian"),
                         help="where other Debian releases' iperf3 are unpacked (fixtures)")
     parser.add_argument("--out", type=Path, help="output folder (default: tests/fixtures/iperf3 or benchmarks/iperf3_outputs)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="record only these files of the set")
     args = parser.parse_args()
     port = 35900
     if args.set == "bench":
@@ -228,11 +233,14 @@ def main() -> int:
         plan = [(INSTALLED, r) for r in BENCH_RUNS]
     else:
         out = args.out or FIXTURES
-        plan = ([(iperf3_39(args.cache), r) for r in FIXTURES_39] + [(iperf3_318(args.cache), r) for r in FIXTURES_318]
+        wanted = lambda runs: not args.only or any(r.name in args.only for r in runs)  # noqa: E731
+        plan = ([(iperf3_39(args.cache), r) for r in FIXTURES_39 if wanted(FIXTURES_39)]
+                + [(iperf3_318(args.cache), r) for r in FIXTURES_318 if wanted(FIXTURES_318)]
                 + [(INSTALLED, r) for r in FIXTURES_INSTALLED])
     out.mkdir(parents=True, exist_ok=True)
     for tool, run in plan:
-        record(tool, run, port, out, args.set)
+        if not args.only or run.name in args.only:
+            record(tool, run, port, out, args.set)
         port += 1
     return 0
 
