@@ -1,4 +1,4 @@
-"""iperf3 (3.0 - 3.17) outputs: ``--json``, ``--json-stream`` and text, client and server side.
+"""iperf3 (3.0 - 3.18) outputs: ``--json``, ``--json-stream`` and text, client and server side.
 
 One run gives one record per data side (``sender`` / ``receiver``) with
 ``flow="SUM"``; with ``-P n`` also one pair per stream (``flow`` = stream id);
@@ -46,11 +46,12 @@ _TIMESTAMP = re.compile(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d
 def detect(text: str) -> bool:
     """iperf3 from content: a JSON run/event document, or text with an
     iperf3-only marker (iperf 2 never prints these)."""
-    if _plain(text):  # nothing to clean: look at the text as it is
-        head = text.lstrip()
+    window = text[:200_000]
+    if _plain(window):  # nothing to clean: look at the text as it is
+        head = window.lstrip()
         if head.startswith("{") and (_JSON_EVENT.match(head) or _JSON_RUN.search(head[:20_000])):
             return True
-    cleaned = "\n".join(_strip_timestamp(l) for l in untitled(clean_lines(text[:200_000])))
+    cleaned = "\n".join(_strip_timestamp(l) for l in untitled(clean_lines(window)))
     head = _INTERRUPT_ECHO.sub("", cleaned.lstrip(), count=1)
     if head.startswith("{"):
         return bool(_JSON_EVENT.match(head) or _JSON_RUN.search(head[:20_000]))
@@ -90,13 +91,16 @@ def _plain(text: str) -> bool:
     return "\r" not in text or text.count("\r") == text.count("\r\n")
 
 
+_BLANKS = re.compile(r"\s*")
+
+
 def _strict_document(text: str) -> tuple[dict[str, Any], int] | None:
     """The one run document of a file that is strict JSON and nothing else
     (what ``iperf3 -J`` writes), with its first line; None for anything the
     tolerant reader must see: several documents, a ``--json-stream``, nan,
     a prefix, text. Strict JSON has no raw control character in a string and
     no lone CR, so clean_lines would change nothing of it but blanks."""
-    start = len(text) - len(text.lstrip())
+    start = _BLANKS.match(text).end()  # type: ignore[union-attr]  # (it matches the empty string too)
     if not text.startswith("{", start) or not _plain(text):
         return None
     try:
@@ -379,8 +383,8 @@ def _unsummed_bidir_records(run: _Run, end: dict[str, Any], sfx: str) -> list[Ru
         note = (f"iperf3 {run.base['tool_version']} --bidir prints no {name} sum: SUM adds up its "
                 f"{len(streams)} streams' bytes, rates and retransmits")
     sums = _udp_sum_pair(run, f"SUM{sfx}", sent, streams) if udp else _pair(run, f"SUM{sfx}", sent, recv, streams)
-    for rec in sums:
-        if note:
+    if note is not None:
+        for rec in sums:
             rec.warnings.append(note)
     if len(streams) > 1:
         sums += [rec for s in streams for rec in _pair(run, f"{_stream_id(s)}{sfx}", *_stream_sides(s), [s])]
