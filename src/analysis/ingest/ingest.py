@@ -231,7 +231,8 @@ class _FileIngest:
             rows.append(row)
         if sink is not None and result.packets is not None:  # a packet log read whole (one with NUL padding)
             sink.add(result.packets)
-        intervals = [iv.to_dict() | assignment.levels | {"source_path": rel} for iv in result.intervals]
+        interval_extra = assignment.levels | {"source_path": rel}
+        intervals = [iv.to_dict() | interval_extra for iv in result.intervals]
         failed = [r for r in result.records if r.status == "failed"]
         outcome = "failed" if failed else "parsed"
         reason = failed[0].error if failed else None

@@ -472,13 +472,15 @@ def _pair(run: _Run, flow: str, sent: dict[str, Any], recv: dict[str, Any], stre
 
 
 def _common(part: dict[str, Any]) -> dict[str, Any]:
-    bps = json_number(part.get("bits_per_second"))
     seconds = json_number(part.get("seconds"))
-    end = json_number(part.get("end"))
-    if seconds is None and end is not None:
+    if seconds is None and (end := json_number(part.get("end"))) is not None:
         seconds = span_s(json_number(part.get("start")) or 0.0, end)
-    return dict(throughput_mbps=None if bps is None else bits_per_s_to_mbps(bps),
-                bytes=json_number(part.get("bytes")), duration_s=seconds)
+    return dict(throughput_mbps=_mbps(part), bytes=json_number(part.get("bytes")), duration_s=seconds)
+
+
+def _mbps(part: dict[str, Any]) -> float | None:
+    bps = json_number(part.get("bits_per_second"))
+    return None if bps is None else bits_per_s_to_mbps(bps)
 
 
 def _udp_receiver(rec: RunRecord, recv: dict[str, Any], streams: list[dict[str, Any]]) -> None:
@@ -592,15 +594,15 @@ def _record_index(records: list[RunRecord], first: int):
 
 
 def _interval_row(index: int, side: str, flow: str, part: dict[str, Any], streams: list[dict[str, Any]]) -> IntervalRecord:
-    common = _common(part)
     rtt = json_number(streams[0].get("rtt")) if len(streams) == 1 else None
+    get, omitted = part.get, part.get("omitted")  # (thousands of rows: every lookup counts)
     return IntervalRecord(
-        record_index=index, start_s=json_number(part.get("start")) or 0.0, end_s=json_number(part.get("end")) or 0.0,
-        side=side, flow=flow, throughput_mbps=common["throughput_mbps"], bytes=common["bytes"],
-        jitter_ms=json_number(part.get("jitter_ms")), loss_pct=json_number(part.get("lost_percent")),
-        packets_lost=json_number(part.get("lost_packets")), packets_total=json_number(part.get("packets")),
-        retransmits=json_number(part.get("retransmits")), rtt_ms=None if rtt is None else us_to_ms(rtt),
-        omitted=part.get("omitted") if isinstance(part.get("omitted"), bool) else None,
+        record_index=index, start_s=json_number(get("start")) or 0.0, end_s=json_number(get("end")) or 0.0,
+        side=side, flow=flow, throughput_mbps=_mbps(part), bytes=json_number(get("bytes")),
+        jitter_ms=json_number(get("jitter_ms")), loss_pct=json_number(get("lost_percent")),
+        packets_lost=json_number(get("lost_packets")), packets_total=json_number(get("packets")),
+        retransmits=json_number(get("retransmits")), rtt_ms=None if rtt is None else us_to_ms(rtt),
+        omitted=omitted if isinstance(omitted, bool) else None,
     )
 
 

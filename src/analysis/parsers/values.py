@@ -42,6 +42,11 @@ def json_number(value: Any) -> float | None:
         return value if value - value == 0.0 else None  # nan - nan and inf - inf are nan
     if value is None:
         return None
+    if kind is int:
+        try:
+            return float(value)  # finite, or too large for a double
+        except OverflowError:
+            return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
