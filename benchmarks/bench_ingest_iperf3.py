@@ -5,7 +5,9 @@ The campaign is a SYNTHETIC REPLICATION OF GENUINE OUTPUTS: the 20 real iperf3
 3.12 runs on loopback in benchmarks/iperf3_outputs/ (TCP, UDP, -R, -P 4,
 --bidir, short intervals, a server's side; each with the command that made it,
 recorded by scripts/record_iperf3.py), copied round-robin into 2,000 files
-under a manifest (benchmarks/work/, git-ignored).
+under a manifest (benchmarks/work/, git-ignored); then the same with the 4
+largest of them only (many interval rows a file), whose size is about that of
+the issue's campaign (2,000 files, 26 MB).
 
 Figures: the interpreter's start-up (``import analysis.cli``, what every
 ``netrepro`` command pays first) measured on its own; the ingest, i.e. the
@@ -38,12 +40,11 @@ TARGET = 1_000  # files/s
 REPEATS = 3
 
 
-def build(n_files: int) -> Path:
-    target = WORK / f"n{n_files}"
+def build(n_files: int, seeds: list[Path], name: str) -> Path:
+    target = WORK / f"{name}-n{n_files}"
     if (target / "manifest.yaml").exists():
         return target
     shutil.rmtree(target, ignore_errors=True)
-    seeds = sorted(SEEDS.glob("*.json"))
     for i in range(n_files):
         dst = target / f"s{i // 250:02d}" / f"{i:05d}.json"
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -90,8 +91,8 @@ def json_floor(files: list[Path]) -> float:
     return min(times)
 
 
-def main(n_files: int = 2_000) -> int:
-    campaign = build(n_files)
+def measure(n_files: int, seeds: list[Path], name: str, what: str) -> None:
+    campaign = build(n_files, seeds, name)
     files = sorted(campaign.rglob("*.json"))
     raw_mib = sum(p.stat().st_size for p in files) / 2**20
     startup, startup_cpu = best_of([*NETREPRO[:2], "import analysis.cli"])
@@ -104,7 +105,7 @@ def main(n_files: int = 2_000) -> int:
     floor = json_floor(files)
     rate = n_files / ingest
     print(f"iperf3 JSON ingest: {n_files} files ({raw_mib:.1f} MiB), SYNTHETIC REPLICATION of "
-          f"{len(list(SEEDS.glob('*.json')))} genuine iperf3 3.12 outputs; {counts['records']} run records, "
+          f"{what}; {counts['records']} run records, "
           f"{counts['intervals']} interval rows; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"  interpreter start-up (import analysis.cli): {startup:5.2f} s wall, {startup_cpu:5.2f} s CPU")
     print(f"  netrepro ingest less start-up:              {ingest:5.2f} s wall = {rate:6.0f} files/s"
@@ -113,6 +114,14 @@ def main(n_files: int = 2_000) -> int:
           " (what the machine's other load does not change)")
     print(f"  floor, json.load + one number:              {floor:5.2f} s wall = {n_files / floor:6.0f} files/s"
           f"  (ingest takes {ingest / floor:.1f}x the floor)")
+
+
+def main(n_files: int = 2_000) -> int:
+    seeds = sorted(SEEDS.glob("*.json"))
+    measure(n_files, seeds, "all", f"the {len(seeds)} genuine iperf3 3.12 outputs")
+    largest = sorted(seeds, key=lambda p: p.stat().st_size)[-4:]
+    measure(n_files, largest, "largest", f"the {len(largest)} largest of them (-P 4, short intervals: "
+            "about the issue's 13 KB a file)")
     return 0
 
 

@@ -588,7 +588,10 @@ def _record_index(records: list[RunRecord], first: int):
     own = {(r.flow, r.side): i for i, r in enumerate(records) if i >= first}
 
     def index(flow: str, side: str) -> int:
-        return own.get((flow, side), own.get((flow, "sender"), own.get((flow, "receiver"), first)))
+        found = own.get((flow, side))
+        if found is None:
+            found = own.get((flow, "sender"), own.get((flow, "receiver"), first))
+        return found
 
     return index
 

@@ -57,7 +57,7 @@ def _shifted(value: float | str | Decimal, exponent: int) -> float:
     does; but it costs a tenth of the decimal arithmetic, which showed in
     ingesting thousands of iperf3 JSON outputs (tens of numbers each)."""
     if type(value) is float or type(value) is int:
-        printed = repr(float(value))
+        printed = repr(value if type(value) is float else float(value))
         if "e" not in printed and "n" not in printed:  # no exponent, nan or inf: append one
             return float(f"{printed}e{exponent}")
     return _scale(value, _ONE, Decimal(10) ** -exponent) if exponent < 0 else _scale(value, Decimal(10) ** exponent)
