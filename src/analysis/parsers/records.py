@@ -8,8 +8,8 @@ the tool does not report stays ``None``; it is never filled with 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from operator import attrgetter
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, Literal
 
 Tool = Literal["netperf", "iperf2", "iperf3", "ditg"]

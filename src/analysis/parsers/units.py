@@ -54,7 +54,7 @@ def _shifted(value: float | str | Decimal, exponent: int) -> float:
     For a float (or int) this is the same as :func:`_scale` by a power of
     ten: moving the decimal point of the number as printed is exact, and
     ``float()`` of the decimal string rounds once, as ``float(Decimal)``
-    does; but it costs a tenth of the decimal arithmetic, which showed in
+    does; but it costs half the decimal arithmetic's time, which showed in
     ingesting thousands of iperf3 JSON outputs (tens of numbers each)."""
     if type(value) is float or type(value) is int:
         printed = repr(value if type(value) is float else float(value))
