@@ -402,3 +402,122 @@ def test_direction_names_which_way_the_data_went(name, expected):
     assert {(x.side, x.direction) for x in r.records} == expected
     for x in r.records:
         assert (x.direction == "server-to-client") == (x.test == "reverse" or x.flow.endswith("_bidir_reverse"))
+
+
+# ---------------------------------------------------------------- iperf3 3.9 --bidir (issue 24, item 3)
+# 3.9 prints no bidir flag, and its sum_sent / sum_received (UDP: sum) hold
+# the server-to-client direction only; values below read by hand from the JSON.
+
+
+def test_v39_bidir_reads_each_direction_from_its_stream():
+    r = load("v3.9_tcp_bidir_json.json")
+    assert {x.test for x in r.records} == {"bidir"}
+    fwd_s, fwd_r = rec(r), rec(r, side="receiver")  # stream 5, "sender": true on the client
+    assert (fwd_s.direction, fwd_s.bytes, fwd_s.retransmits) == ("client-to-server", 828375040, 14)
+    assert fwd_s.throughput_mbps == pytest.approx(6618.733521831232) and fwd_s.rtt_ms == pytest.approx(0.082)
+    assert (fwd_r.bytes, fwd_r.throughput_mbps) == (827195392, pytest.approx(6334.505746708338))
+    assert all("no client-to-server sum" in w for x in (fwd_s, fwd_r) for w in x.warnings)
+    rev_s = rec(r, flow="SUM_bidir_reverse")  # stream 7, "sender": false: what 3.9's sums hold
+    rev_r = rec(r, flow="SUM_bidir_reverse", side="receiver")
+    assert (rev_s.direction, rev_s.bytes, rev_s.retransmits, rev_s.rtt_ms) == ("server-to-client", 537395200, 12, None)
+    assert rev_r.bytes == 531759104 and rev_r.throughput_mbps == pytest.approx(4072.110571129096)
+    assert rev_r.duration_s == pytest.approx(1.044685)  # sum_received's own seconds
+    assert not rev_s.warnings and not rev_r.warnings
+    assert [(iv.flow, iv.side, iv.bytes) for iv in r.intervals] == [
+        ("SUM", "sender", 828375040), ("SUM_bidir_reverse", "receiver", 531759104)]
+    assert r.intervals[0].record_index == fwd_s.record_index and r.intervals[1].record_index == rev_r.record_index
+
+
+def test_v39_bidir_parallel_adds_up_the_unsummed_direction():
+    r = load("v3.9_tcp_bidir_parallel2_json.json")
+    fwd_s, fwd_r = rec(r), rec(r, side="receiver")  # streams 5 and 7
+    assert fwd_s.bytes == 224133120 + 218890240 and fwd_s.retransmits == 9 + 9
+    assert fwd_s.throughput_mbps == pytest.approx((1778467300.3983305 + 1736865726.120007) / 1e6)
+    assert fwd_r.bytes == 209321878 + 202637312
+    assert "adds up its 2 streams" in fwd_s.warnings[0]
+    rev = rec(r, flow="SUM_bidir_reverse")  # sum_sent: streams 9 and 11
+    assert (rev.bytes, rev.retransmits) == (681574400, 6) and rev.throughput_mbps == pytest.approx(5408.204656182057)
+    assert rec(r, flow="9_bidir_reverse").bytes == 356515840 and rec(r, flow="5").bytes == 224133120
+    flows = {(iv.flow, iv.side) for iv in r.intervals}
+    assert flows == {("5", "sender"), ("7", "sender"), ("SUM_bidir_reverse", "receiver"),
+                     ("9_bidir_reverse", "receiver"), ("11_bidir_reverse", "receiver")}
+
+
+def test_v39_udp_bidir_directions():
+    r = load("v3.9_udp_bidir_json.json")
+    fwd, fwd_r = rec(r), rec(r, side="receiver")  # stream 5
+    assert (fwd.direction, fwd.bytes, fwd.throughput_mbps) == ("client-to-server", 1277952, pytest.approx(10.222665292127833))
+    assert (fwd_r.jitter_ms, fwd_r.packets_received, fwd_r.throughput_mbps) == (pytest.approx(0.05852774728057024), 39, None)
+    rev_r = rec(r, flow="SUM_bidir_reverse", side="receiver")  # end.sum = stream 7
+    assert (rev_r.direction, rev_r.jitter_ms, rev_r.packets_received) == ("server-to-client", pytest.approx(0.3268910975447272), 40)
+    assert rec(r, flow="SUM_bidir_reverse").bytes == 1310720
+
+
+def test_v39_one_way_run_is_not_bidir():
+    r = load("v3.9_tcp_client_json.json")
+    assert {x.test for x in r.records} == {"forward"} and rec(r).bytes == 905707520
+
+
+# ---------------------------------------------------------------- error outputs carry the tool's reason
+
+
+@pytest.mark.parametrize("name, variant, reason", [
+    # 3.9: an empty JSON run, then the error as text (stderr kept)
+    ("v3.9_error_refused_json.json", "json-client", "unable to send control message: Bad file descriptor"),
+    # 3.18 --json-stream: an error event before any start event
+    ("v3.18_error_refused_json_stream.json", "json-stream-client",
+     "unable to connect to server - server may have stopped running or use a different port, firewall issue, etc.: "
+     "Connection refused"),
+    # a command line iperf3 refused: its reason, then its usage text
+    ("error_usage_json.txt", "text-client", "unrecognized option '--no-such-option'"),
+    ("error_parameter_json.txt", "text-client", "parameter error - must either be a client (-c) or server (-s)"),
+    # Ctrl-C in a terminal: the echoed ^C starts the JSON
+    ("error_interrupted_json.json", "json-client", "interrupt - the client has terminated"),
+])
+def test_error_outputs_give_the_tools_reason(name, variant, reason):
+    r = load(name)
+    assert r.variant == variant
+    assert [(x.status, x.error) for x in r.records] == [("failed", reason)]
+
+
+def test_v318_json_stream_run():
+    r = load("v3.18_tcp_json_stream.json")
+    s, v = rec(r), rec(r, side="receiver")
+    assert r.variant == "json-stream-client" and s.tool_version == "3.18"
+    assert (s.bytes, s.retransmits, v.bytes) == (1465516032, 27, 1465647104)
+    assert s.throughput_mbps == pytest.approx(11691.952004084756)
+
+
+# ---------------------------------------------------------------- the strict fast path
+
+
+def _json_fixtures():
+    return sorted(p.name for p in HERE.iterdir() if p.suffix == ".json")
+
+
+@pytest.mark.parametrize("name", _json_fixtures())
+def test_strict_json_fast_path_reads_what_the_tolerant_path_reads(name):
+    """A file read at once by orjson gives the records and intervals the
+    cleaning, tolerant reader gives (numbers exact)."""
+    text = (HERE / name).read_text(encoding="utf-8")
+    lines = iperf3._without_interrupt_echo(iperf3.untitled(iperf3.clean_lines(text)))
+    try:
+        slow = iperf3._parse_json(lines, name)
+    except ParseError as err:
+        with pytest.raises(ParseError) as fast:
+            iperf3.parse(text, name)
+        assert (fast.value.line, fast.value.reason) == (err.line, err.reason)
+        return
+    fast = iperf3.parse(text, name)
+    assert fast.records == slow.records and fast.intervals == slow.intervals and fast.variant == slow.variant
+
+
+def test_strict_path_takes_plain_outputs_only():
+    def strict(name):
+        return iperf3._strict_document((HERE / name).read_text(encoding="utf-8")) is not None
+
+    assert strict("tcp_client_json.json") and strict("v3.9_tcp_bidir_json.json")
+    assert not strict("concatenated_two_runs_json.json")  # two documents
+    assert not strict("error_interrupted_json.json")  # ^C before the JSON
+    assert not strict("v3.9_error_refused_json.json")  # text after the JSON
+    assert not strict("v3.18_tcp_json_stream.json")  # events

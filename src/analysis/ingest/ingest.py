@@ -27,8 +27,9 @@ import pandas as pd
 from analysis import __version__
 from analysis.errors import ManifestError, ParseError
 from analysis.ingest.failed_runs import failed_run, without_result
-from analysis.ingest.packets import PacketWriter, RunPackets, fresh_packets_folder, open_run_packets
+from analysis.ingest.packets import PacketWriter, fresh_packets_folder, open_run_packets
 from analysis.ingest.manifest import MANIFEST_NAME, Assignment, FileMapper, Manifest, Unassigned, load_manifest
+from analysis.ingest.per_run import OpenPackets, PacketsOnDemand
 from analysis.parsers import parse_bytes, read_contents
 from analysis.parsers.contents import ContentDigest, sha256_of
 from analysis.ingest.templates import REVEALED
@@ -159,10 +160,6 @@ class FileIngested:
     intervals: list[dict[str, Any]] = field(default_factory=list)
 
 
-# Where a packet log's packets go: (source path, factor levels) -> its file.
-OpenPackets = Callable[[str, dict[str, Any]], RunPackets]
-
-
 class _FileIngest:
     """Ingests one file: reads it, parses it, streams a packet log's packets
     to the file ``open_packets`` gives and returns the rows. It keeps no
@@ -188,20 +185,20 @@ class _FileIngest:
             assignment = self.mapper.assign(rel)
         except Unassigned as exc:
             return FileIngested(FileOutcome(rel, "rejected", reason=str(exc)), sha256_of(data))
-        sink = self.open_packets(rel, assignment.levels) if self.open_packets is not None else None
+        sink = PacketsOnDemand(self.open_packets, rel, assignment.levels) if self.open_packets is not None else None
         kept = False
         try:
             done = self._parsed(rel, data, ContentDigest(data), assignment, sink)
             kept = done.outcome.outcome != "rejected"
         finally:
-            if sink is not None and kept:
-                sink.close()
-            elif sink is not None:
-                sink.discard()  # a rejected log, or an error: no packets of it survive
+            if sink is not None and sink.opened is not None and kept:
+                sink.opened.close()
+            elif sink is not None and sink.opened is not None:
+                sink.opened.discard()  # a rejected log, or an error: no packets of it survive
         return done
 
     def _parsed(self, rel: str, data: bytes | mmap.mmap, content: ContentDigest, assignment: Assignment,
-                sink: RunPackets | None) -> FileIngested:
+                sink: PacketsOnDemand | None) -> FileIngested:
         """The file's rows once it is known to be no ignored or unassigned
         file; a packet log's packets go to ``sink``, and its bytes to the
         digest, while it is read."""
@@ -234,7 +231,8 @@ class _FileIngest:
             rows.append(row)
         if sink is not None and result.packets is not None:  # a packet log read whole (one with NUL padding)
             sink.add(result.packets)
-        intervals = [iv.to_dict() | assignment.levels | {"source_path": rel} for iv in result.intervals]
+        interval_extra = assignment.levels | {"source_path": rel}
+        intervals = [iv.to_dict() | interval_extra for iv in result.intervals]
         failed = [r for r in result.records if r.status == "failed"]
         outcome = "failed" if failed else "parsed"
         reason = failed[0].error if failed else None

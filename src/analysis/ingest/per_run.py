@@ -1,4 +1,10 @@
-"""One row per run: the run's result, from the records its output gave.
+"""One run at a time: where its packets go, and its one row of results.
+
+Ingest opens a packet log's Parquet file only when the log's first packets
+arrive (:class:`PacketsOnDemand`): most files are no packet log, and opening
+and finishing a file's sink cost more than parsing a small output.
+
+One row per run: the run's result, from the records its output gave.
 
 A parser returns one record per side and per flow (iperf3 sender and
 receiver sums and streams, D-ITG flows and the TOTAL block, netperf's UDP
@@ -11,9 +17,32 @@ over the individual flows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pandas as pd
 
+from analysis.ingest.packets import RunPackets
 from analysis.ingest.schema import RUN_DTYPES
+from analysis.parsers.ditg_log import Packets
+
+# Where a packet log's packets go: (source path, factor levels) -> its file.
+OpenPackets = Callable[[str, dict[str, Any]], RunPackets]
+
+
+class PacketsOnDemand:
+    """A file's packet sink, opened by its first packets (``opened`` stays
+    None for a file that has none)."""
+
+    def __init__(self, open_packets: OpenPackets, source_path: str, levels: dict[str, Any]):
+        self._open, self._source_path, self._levels = open_packets, source_path, levels
+        self.opened: RunPackets | None = None
+
+    def add(self, packets: Packets) -> None:
+        if self.opened is None:
+            self.opened = self._open(self._source_path, self._levels)
+        self.opened.add(packets)
+
 
 AGGREGATE_FLOWS = ("SUM", "TOTAL")
 SIDE_PREFERENCE = ("receiver", "both", "sender")

@@ -1,4 +1,4 @@
-"""iperf3 (3.0 - 3.17) outputs: ``--json``, ``--json-stream`` and text, client and server side.
+"""iperf3 (3.0 - 3.18) outputs: ``--json``, ``--json-stream`` and text, client and server side.
 
 One run gives one record per data side (``sender`` / ``receiver``) with
 ``flow="SUM"``; with ``-P n`` also one pair per stream (``flow`` = stream id);
@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from analysis.errors import ParseError
 from analysis.parsers.records import IntervalRecord, ParseResult, RunRecord
 from analysis.parsers.units import UnitError, bits_per_s_to_mbps, rate_to_mbps, size_to_bytes, span_s, us_to_ms
@@ -31,9 +33,10 @@ REVERSE = "_bidir_reverse"
 # ---------------------------------------------------------------- detection
 
 _JSON_RUN = re.compile(r'"start"\s*:\s*\{.*?("version"\s*:\s*"iperf 3|"connected"|"test_start")', re.S)
-_JSON_EVENT = re.compile(r'^\{\s*"event"\s*:\s*"start"')
+_JSON_EVENT = re.compile(r'^\{\s*"event"\s*:\s*"(start|error)"\s*,\s*"data"')
 _TEXT_MARKERS = re.compile(
-    r"^(iperf3: (error|interrupt) - |iperf Done\.$|Connecting to host \S+, port \d+$"
+    r"^(iperf3: (error|interrupt|parameter error) - |iperf Done\.$|Connecting to host \S+, port \d+$"
+    r"|Usage: iperf3 \[-s\|-c host\] \[options\]$"
     r"|Server listening on \d+|\[\s*(\d+|SUM)\].*\bsec\b.*\s(sender|receiver)$)",
     re.M,
 )
@@ -43,18 +46,70 @@ _TIMESTAMP = re.compile(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d
 def detect(text: str) -> bool:
     """iperf3 from content: a JSON run/event document, or text with an
     iperf3-only marker (iperf 2 never prints these)."""
-    cleaned = "\n".join(_strip_timestamp(l) for l in untitled(clean_lines(text[:200_000])))
-    head = cleaned.lstrip()
+    window = text[:200_000]
+    if _plain(window):  # nothing to clean: look at the text as it is
+        head = window.lstrip()
+        if head.startswith("{") and (_JSON_EVENT.match(head) or _JSON_RUN.search(head[:20_000])):
+            return True
+    cleaned = "\n".join(_strip_timestamp(l) for l in untitled(clean_lines(window)))
+    head = _INTERRUPT_ECHO.sub("", cleaned.lstrip(), count=1)
     if head.startswith("{"):
         return bool(_JSON_EVENT.match(head) or _JSON_RUN.search(head[:20_000]))
     return bool(_TEXT_MARKERS.search(cleaned))
 
 
 def parse(text: str, source: str = "<string>") -> ParseResult:
-    lines = untitled(clean_lines(text))
+    document = _strict_document(text)
+    if document is not None:
+        return _parse_documents([document], source)
+    lines = _without_interrupt_echo(untitled(clean_lines(text)))
     if "".join(lines).lstrip().startswith("{"):
         return _parse_json(lines, source)
     return _parse_text(lines, source)
+
+
+# Ctrl-C typed in a terminal echoes "^C" where the cursor is: before the
+# JSON that iperf3 -J prints as it stops, in a terminal's log (script, tmux).
+_INTERRUPT_ECHO = re.compile(r"^(\^C)+(?=\s*\{)")
+
+
+def _without_interrupt_echo(lines: list[str]) -> list[str]:
+    """The lines without a terminal's ``^C`` echo before the JSON (the
+    document's own ``error`` says that it was interrupted)."""
+    first = next((i for i, l in enumerate(lines) if l.strip()), None)
+    if first is None or not lines[first].startswith("^C"):
+        return lines
+    return [*lines[:first], _INTERRUPT_ECHO.sub("", lines[first], count=1), *lines[first + 1:]]
+
+
+def _plain(text: str) -> bool:
+    """Whether clean_lines would change nothing but blanks in ``text``: no
+    NUL, backspace or colour escape, and every CR ends a line (CRLF; a lone
+    CR redraws a terminal line)."""
+    if "\x00" in text or "\b" in text or "\x1b" in text:
+        return False
+    return "\r" not in text or text.count("\r") == text.count("\r\n")
+
+
+_BLANKS = re.compile(r"\s*")
+
+
+def _strict_document(text: str) -> tuple[dict[str, Any], int] | None:
+    """The one run document of a file that is strict JSON and nothing else
+    (what ``iperf3 -J`` writes), with its first line; None for anything the
+    tolerant reader must see: several documents, a ``--json-stream``, nan,
+    a prefix, text. Strict JSON has no raw control character in a string and
+    no lone CR, so clean_lines would change nothing of it but blanks."""
+    start = _BLANKS.match(text).end()  # type: ignore[union-attr]  # (it matches the empty string too)
+    if not text.startswith("{", start) or not _plain(text):
+        return None
+    try:
+        doc = orjson.loads(text)
+    except orjson.JSONDecodeError:  # not strict JSON, or an integer beyond 64 bits
+        return None
+    if not isinstance(doc, dict) or "event" in doc:
+        return None
+    return doc, text.count("\n", 0, start) + 1
 
 
 _TITLE_GAP = ":  "  # iperf3 --title T prints "T:  " before every text line
@@ -98,17 +153,26 @@ def _repair(match: re.Match[str]) -> str:
     return f"{match.group('mant')}e{match.group('exp')}"
 
 
+_TRAILING_ERROR = re.compile(r"iperf3: (?:error|interrupt) - (?P<msg>[^\n]+)\s*\Z")
+
+
 def load_json_documents(lines: list[str], source: str) -> list[tuple[dict[str, Any], int]]:
     """All JSON objects in the file with their first line. Repairs what real
     iperf3 versions print and strict JSON rejects (nan/-nan/inf -> null, the
     3.1.2 ``5.924e 06`` exponent gap); line count is kept so errors point
-    at the right line."""
+    at the right line. An ``iperf3: error - ...`` line after the last
+    document (3.9 prints an empty run, then its error as text, with stderr
+    kept) becomes that document's ``error`` when it has none."""
     text = _REPAIR.sub(_repair, "\n".join(lines))
     decoder = json.JSONDecoder()
     docs: list[tuple[dict[str, Any], int]] = []
     pos = _skip_space(text, 0)
     while pos < len(text):
         line = text.count("\n", 0, pos) + 1
+        trailing = _TRAILING_ERROR.match(text, pos) if docs else None
+        if trailing is not None and "error" not in docs[-1][0]:
+            docs[-1][0]["error"] = trailing["msg"]
+            break
         if text[pos] != "{":
             raise ParseError(source, line, f"expected a JSON object, found {text[pos:pos + 20]!r}")
         try:
@@ -136,6 +200,8 @@ def _assemble_stream(events: list[tuple[dict[str, Any], int]], source: str) -> l
         name, data = event.get("event"), event.get("data")
         if name == "start":
             runs.append(({"start": data, "intervals": [], "end": {}}, line))
+        elif name == "error" and not runs:  # the run failed before it began (3.18: a refused connection)
+            runs.append(({"start": {}, "intervals": [], "end": {}, "error": data}, line))
         elif not runs:
             raise ParseError(source, line, f"json-stream event {name!r} before the 'start' event")
         elif name == "interval":
@@ -160,6 +226,7 @@ class _Run:
     is_server: bool = False
     reverse: bool = False
     bidir: bool = False
+    unsummed_bidir: bool = False  # 3.9-style --bidir: no flag, and sums of one direction only
     base: dict[str, Any] = field(default_factory=dict)
 
     def local_sends(self, sfx: str) -> bool:
@@ -171,9 +238,12 @@ class _Run:
 
 def _parse_json(lines: list[str], source: str) -> ParseResult:
     docs = load_json_documents(lines, source)
-    variant = "json"
     if all("event" in d for d, _ in docs):
-        docs, variant = _assemble_stream(docs, source), "json-stream"
+        return _parse_documents(_assemble_stream(docs, source), source, "json-stream")
+    return _parse_documents(docs, source)
+
+
+def _parse_documents(docs: list[tuple[dict[str, Any], int]], source: str, variant: str = "json") -> ParseResult:
     records: list[RunRecord] = []
     intervals: list[IntervalRecord] = []
     for number, (doc, line) in enumerate(docs, 1):
@@ -205,9 +275,11 @@ def _json_run(doc: dict[str, Any], line: int, source: str) -> _Run:
     run = _Run(doc, line, source, is_server="accepted_connection" in start,
                reverse=bool(test.get("reverse")), bidir=bool(test.get("bidir")))
     local, remote = connected[0].get("local_host"), connected[0].get("remote_host")
+    end = doc.get("end") or {}
+    run.unsummed_bidir = "bidir" not in test and "sum_sent" + REVERSE not in end and _both_ways(end.get("streams"))
     run.base = dict(
         tool=TOOL, tool_version=_version(start.get("version")),
-        test="bidir" if run.bidir or "sum_sent" + REVERSE in (doc.get("end") or {}) else ("reverse" if run.reverse else "forward"),
+        test="bidir" if run.bidir or run.unsummed_bidir or "sum_sent" + REVERSE in end else ("reverse" if run.reverse else "forward"),
         transport=test.get("protocol"), ip_version=ip_version_of(local),
         local_address=local, remote_address=remote,
         message_size_bytes=json_number(test.get("blksize")),
@@ -215,6 +287,17 @@ def _json_run(doc: dict[str, Any], line: int, source: str) -> _Run:
     )
     run.bidir = run.base["test"] == "bidir"
     return run
+
+
+def _both_ways(streams: Any) -> bool:
+    """Whether the end streams carry data both ways: the host that wrote the
+    output sent on some (``sender: true``) and received on others. Only
+    --bidir does that; iperf3 3.9 says so nowhere else (no ``bidir`` in
+    ``test_start``, no ``*_bidir_reverse`` sums)."""
+    if not isinstance(streams, list):
+        return False
+    flags = {_stream_sides(s)[0].get("sender") for s in streams if isinstance(s, dict)}
+    return True in flags and False in flags
 
 
 def _json_start_time(stamp: Any) -> datetime | None:
@@ -245,8 +328,9 @@ def _json_records(run: _Run) -> list[RunRecord]:
     end = doc.get("end") or {}
     cpu = _cpu(end.get("cpu_utilization_percent") or {}, run.is_server)
     records: list[RunRecord] = []
+    direction_records = _unsummed_bidir_records if run.unsummed_bidir else _direction_records
     for sfx in ("", REVERSE) if run.bidir else ("",):
-        for rec in _direction_records(run, end, sfx):
+        for rec in direction_records(run, end, sfx):
             rec.cpu_local_pct, rec.cpu_remote_pct = cpu
             records.append(rec)
     return records
@@ -270,6 +354,69 @@ def _direction_records(run: _Run, end: dict[str, Any], sfx: str) -> list[RunReco
     if "sum" in end and run.base["transport"] == "UDP" and not sfx:
         return _udp_sum_only(run, end)
     raise ParseError(run.source, run.line, "iperf3 JSON 'end' has neither sum_sent/sum_received nor a UDP 'sum'")
+
+
+def _unsummed_bidir_records(run: _Run, end: dict[str, Any], sfx: str) -> list[RunRecord]:
+    """One direction of a 3.9-style --bidir run. Its ``sum_sent`` /
+    ``sum_received`` (UDP: ``sum``) hold one direction only (the
+    server-to-client one, as 3.9 prints it), and nothing says which: the
+    sums belong to the direction whose streams' bytes they add up to. The
+    other direction's SUM is its stream's figures, or with several streams
+    their total (bytes, rates and retransmits add up; UDP jitter does not,
+    so a UDP direction of several streams without a sum is refused)."""
+    streams = _streams_of(run, end, sfx)
+    udp = run.base["transport"] == "UDP"
+    name = "server-to-client" if (sfx == REVERSE) else "client-to-server"
+    if not streams:
+        raise ParseError(run.source, run.line, f"--bidir run without a {name} stream in 'end.streams'")
+    note = None
+    if _summed_direction(run, end, udp) == sfx:
+        sent, recv = (end["sum"], end["sum"]) if udp else (end["sum_sent"], end["sum_received"])
+    elif len(streams) == 1:
+        sent, recv = _stream_sides(streams[0])
+        note = f"iperf3 {run.base['tool_version']} --bidir prints no {name} sum: SUM is its one stream's figures"
+    elif udp:
+        raise ParseError(run.source, run.line, f"iperf3 {run.base['tool_version']} --bidir UDP prints no {name} sum, "
+                         f"and the jitter of its {len(streams)} streams does not add up: give each direction one stream")
+    else:
+        sent, recv = (_added([_stream_sides(s)[i] for s in streams]) for i in (0, 1))
+        note = (f"iperf3 {run.base['tool_version']} --bidir prints no {name} sum: SUM adds up its "
+                f"{len(streams)} streams' bytes, rates and retransmits")
+    sums = _udp_sum_pair(run, f"SUM{sfx}", sent, streams) if udp else _pair(run, f"SUM{sfx}", sent, recv, streams)
+    if note is not None:
+        for rec in sums:
+            rec.warnings.append(note)
+    if len(streams) > 1:
+        sums += [rec for s in streams for rec in _pair(run, f"{_stream_id(s)}{sfx}", *_stream_sides(s), [s])]
+    return sums
+
+
+def _summed_direction(run: _Run, end: dict[str, Any], udp: bool) -> str:
+    """Which direction ('' or REVERSE) a 3.9-style --bidir run's sums hold:
+    the one whose streams' sent bytes they equal (the sums' own ``sender``
+    flag decides between two equal directions)."""
+    total = end.get("sum" if udp else "sum_sent")
+    if not isinstance(total, dict):
+        raise ParseError(run.source, run.line, f"iperf3 JSON 'end' without its {'sum' if udp else 'sum_sent'} object")
+    matches = [sfx for sfx in ("", REVERSE)
+               if sum(json_number(_stream_sides(s)[0].get("bytes")) or 0.0 for s in _streams_of(run, end, sfx))
+               == json_number(total.get("bytes"))]
+    if len(matches) == 2 and isinstance(total.get("sender"), bool):
+        matches = [sfx for sfx in matches if run.local_sends(sfx) == total["sender"]]
+    if len(matches) != 1:
+        raise ParseError(run.source, run.line, "--bidir run without a bidir flag whose sums match "
+                         f"{'neither' if not matches else 'both'} of its directions' streams")
+    return matches[0]
+
+
+def _added(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several streams' figures of one side as one: bytes, rates and
+    retransmits added up, the longest duration."""
+    total: dict[str, Any] = {}
+    for key in ("bytes", "bits_per_second", "retransmits", "seconds"):
+        values = [v for v in (json_number(p.get(key)) for p in parts) if v is not None]
+        total[key] = None if len(values) < len(parts) else max(values) if key == "seconds" else sum(values)
+    return total
 
 
 def _streams_of(run: _Run, end: dict[str, Any], sfx: str) -> list[dict[str, Any]]:
@@ -325,13 +472,15 @@ def _pair(run: _Run, flow: str, sent: dict[str, Any], recv: dict[str, Any], stre
 
 
 def _common(part: dict[str, Any]) -> dict[str, Any]:
-    bps = json_number(part.get("bits_per_second"))
     seconds = json_number(part.get("seconds"))
-    end = json_number(part.get("end"))
-    if seconds is None and end is not None:
+    if seconds is None and (end := json_number(part.get("end"))) is not None:
         seconds = span_s(json_number(part.get("start")) or 0.0, end)
-    return dict(throughput_mbps=None if bps is None else bits_per_s_to_mbps(bps),
-                bytes=json_number(part.get("bytes")), duration_s=seconds)
+    return dict(throughput_mbps=_mbps(part), bytes=json_number(part.get("bytes")), duration_s=seconds)
+
+
+def _mbps(part: dict[str, Any]) -> float | None:
+    bps = json_number(part.get("bits_per_second"))
+    return None if bps is None else bits_per_s_to_mbps(bps)
 
 
 def _udp_receiver(rec: RunRecord, recv: dict[str, Any], streams: list[dict[str, Any]]) -> None:
@@ -376,14 +525,20 @@ def _udp_sum_only(run: _Run, end: dict[str, Any]) -> list[RunRecord]:
     receiver's jitter and loss. The receiver's rate is not reported at all."""
     if run.reverse or run.is_server:
         raise ParseError(run.source, run.line, "3.0/3.1-style UDP JSON ('end.sum' only) is supported for a forward client run only")
-    total = end["sum"]
-    streams = end.get("streams") or []
-    sender = RunRecord(**run.base, side="sender", flow="SUM", **_common(total))
-    receiver = RunRecord(**run.base, side="receiver", flow="SUM", duration_s=sender.duration_s)
-    _udp_receiver(receiver, total, streams)
+    records = _udp_sum_pair(run, "SUM", end["sum"], end.get("streams") or [])
     cpu = _cpu(end.get("cpu_utilization_percent") or {}, False)
-    for rec in (sender, receiver):
+    for rec in records:
         rec.cpu_local_pct, rec.cpu_remote_pct = cpu
+    return records
+
+
+def _udp_sum_pair(run: _Run, flow: str, total: dict[str, Any], streams: list[dict[str, Any]]) -> list[RunRecord]:
+    """A UDP object of the old shape (3.0/3.1 ``end.sum``, a 3.9 stream or
+    sum): the sender's bytes and rate with the receiver's datagram counts,
+    jitter and loss; the receiver's own rate is not in it."""
+    sender = RunRecord(**run.base, side="sender", flow=flow, **_common(total))
+    receiver = RunRecord(**run.base, side="receiver", flow=flow, duration_s=sender.duration_s)
+    _udp_receiver(receiver, total, streams)
     return [sender, receiver]
 
 
@@ -392,17 +547,40 @@ def _json_intervals(run: _Run, records: list[RunRecord], first: int) -> list[Int
     rows: list[IntervalRecord] = []
     for interval in run.doc.get("intervals") or []:
         for sfx in ("", REVERSE):
-            total = interval.get("sum" + sfx)
-            if not isinstance(total, dict):
-                continue
-            sends = bool(total.get("sender", run.local_sends(sfx)))
-            streams = [s for s in interval.get("streams") or [] if bool(s.get("sender", sends)) == sends]
+            sends, total, streams = (_unsummed_interval if run.unsummed_bidir else _interval)(run, interval, sfx)
             side = "sender" if sends else "receiver"
-            parts = [(f"SUM{sfx}", total, streams)]
+            parts = [] if total is None else [(f"SUM{sfx}", total, streams)]
             if len(streams) > 1:
                 parts += [(f"{s.get('socket')}{sfx}", s, [s]) for s in streams]
             rows += [_interval_row(index(flow, side), side, flow, part, ss) for flow, part, ss in parts]
     return rows
+
+
+Figures = dict[str, Any]
+
+
+def _interval(run: _Run, interval: Figures, sfx: str) -> tuple[bool, Figures | None, list[Figures]]:
+    """One direction of an interval: whether the writer sent, its sum, its streams."""
+    total = interval.get("sum" + sfx)
+    if not isinstance(total, dict):
+        return False, None, []
+    sends = bool(total.get("sender", run.local_sends(sfx)))
+    return sends, total, [s for s in interval.get("streams") or [] if bool(s.get("sender", sends)) == sends]
+
+
+def _unsummed_interval(run: _Run, interval: Figures, sfx: str) -> tuple[bool, Figures | None, list[Figures]]:
+    """One direction of a 3.9-style --bidir interval: its ``sum`` holds one
+    direction (the one whose ``sender`` flag and streams' bytes it matches);
+    a direction's only stream is its sum; several streams without one have
+    none."""
+    sends = run.local_sends(sfx)
+    streams = [s for s in interval.get("streams") or [] if s.get("sender") is sends]
+    total = interval.get("sum")
+    ours = (isinstance(total, dict) and total.get("sender") is sends
+            and json_number(total.get("bytes")) == sum(json_number(s.get("bytes")) or 0.0 for s in streams))
+    if not ours:
+        total = streams[0] if len(streams) == 1 else None
+    return sends, total, streams
 
 
 def _record_index(records: list[RunRecord], first: int):
@@ -410,21 +588,24 @@ def _record_index(records: list[RunRecord], first: int):
     own = {(r.flow, r.side): i for i, r in enumerate(records) if i >= first}
 
     def index(flow: str, side: str) -> int:
-        return own.get((flow, side), own.get((flow, "sender"), own.get((flow, "receiver"), first)))
+        found = own.get((flow, side))
+        if found is None:
+            found = own.get((flow, "sender"), own.get((flow, "receiver"), first))
+        return found
 
     return index
 
 
 def _interval_row(index: int, side: str, flow: str, part: dict[str, Any], streams: list[dict[str, Any]]) -> IntervalRecord:
-    common = _common(part)
     rtt = json_number(streams[0].get("rtt")) if len(streams) == 1 else None
+    get, omitted = part.get, part.get("omitted")  # (thousands of rows: every lookup counts)
     return IntervalRecord(
-        record_index=index, start_s=json_number(part.get("start")) or 0.0, end_s=json_number(part.get("end")) or 0.0,
-        side=side, flow=flow, throughput_mbps=common["throughput_mbps"], bytes=common["bytes"],
-        jitter_ms=json_number(part.get("jitter_ms")), loss_pct=json_number(part.get("lost_percent")),
-        packets_lost=json_number(part.get("lost_packets")), packets_total=json_number(part.get("packets")),
-        retransmits=json_number(part.get("retransmits")), rtt_ms=None if rtt is None else us_to_ms(rtt),
-        omitted=part.get("omitted") if isinstance(part.get("omitted"), bool) else None,
+        record_index=index, start_s=json_number(get("start")) or 0.0, end_s=json_number(get("end")) or 0.0,
+        side=side, flow=flow, throughput_mbps=_mbps(part), bytes=json_number(get("bytes")),
+        jitter_ms=json_number(get("jitter_ms")), loss_pct=json_number(get("lost_percent")),
+        packets_lost=json_number(get("lost_packets")), packets_total=json_number(get("packets")),
+        retransmits=json_number(get("retransmits")), rtt_ms=None if rtt is None else us_to_ms(rtt),
+        omitted=omitted if isinstance(omitted, bool) else None,
     )
 
 
@@ -445,7 +626,11 @@ _UDP_TX = re.compile(r"^\s*(?P<packets>\d+)\s*(?P<tag>\(omitted\))?\s*$")
 _HEADER = re.compile(r"^\[ ID\](?:\[Role\])?\s+Interval\s+Transfer\s+(?P<rate>Bandwidth|Bitrate)(?P<rest>.*)$")
 _CONNECTED = re.compile(r"^\[\s*\d+\] local (?P<local>\S+) port \d+ connected (?:to|with) (?P<remote>\S+) port \d+")
 _SENT = re.compile(r"^\[\s*(?P<id>\d+|SUM)\](?:\[[TR]X-[CS]\])? Sent (?P<n>\d+) datagrams")
-_ERROR = re.compile(r"^iperf3: (?:error|interrupt) - (?P<msg>.+)$")
+# The tool's reason a run failed: its error lines, and a command line it
+# refused (parameter errors and getopt's, before its usage text; getopt
+# names the program as it was started, maybe with its path).
+_ERROR = re.compile(r"^(?:\S*/)?iperf3: (?:(?:error|interrupt) - (?P<msg>.+)"
+                    r"|(?P<usage>(?:parameter error - |unrecognized option |invalid option |option ).+))$")
 _CPU = re.compile(r"CPU Utilization: local/\w+ (?P<local>[\d.]+)%.*remote/\w+ (?P<remote>[\d.]+)%")
 _SEPARATOR = re.compile(r"^(- ){10,}-?$")
 
@@ -576,7 +761,7 @@ def _text_line(state: _Text, number: int, line: str, in_summary: bool) -> bool:
 
 def _context_line(state: _Text, line: str) -> None:
     if (m := _ERROR.match(line)) and state.error is None:
-        state.error = m["msg"]
+        state.error = m["msg"] or m["usage"]
     elif (m := _CONNECTED.match(line)) and state.local is None:
         state.local, state.remote = strip_zone(m["local"]), strip_zone(m["remote"])
     elif (m := _SENT.match(line)):

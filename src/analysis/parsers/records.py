@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, Literal
 
 Tool = Literal["netperf", "iperf2", "iperf3", "ditg"]
@@ -92,7 +93,7 @@ class RunRecord:
     def to_dict(self) -> dict[str, Any]:
         # A shallow copy: dataclasses.asdict deep-copies every value, which
         # dominated the time of ingesting many small files.
-        row = {name: getattr(self, name) for name in RUN_FIELDS}
+        row = dict(zip(RUN_FIELDS, _run_values(self)))
         row["warnings"] = list(self.warnings)
         return row
 
@@ -121,11 +122,14 @@ class IntervalRecord:
     omitted: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in INTERVAL_FIELDS}
+        return dict(zip(INTERVAL_FIELDS, _interval_values(self)))
 
 
 RUN_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(RunRecord))
 INTERVAL_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(IntervalRecord))
+# Every field's value in one C call (a getattr per field took a third of to_dict's time).
+_run_values = attrgetter(*RUN_FIELDS)
+_interval_values = attrgetter(*INTERVAL_FIELDS)
 
 
 @dataclass(slots=True)

@@ -38,6 +38,16 @@ def finite(value: float | None) -> float | None:
 def json_number(value: Any) -> float | None:
     """A JSON number -> float; None for null, strings, booleans and
     non-finite values (the tolerant iperf3 loader turns nan into null)."""
+    kind = type(value)  # the common cases first: a JSON document has thousands
+    if kind is float:
+        return value if value - value == 0.0 else None  # nan - nan and inf - inf are nan
+    if value is None:
+        return None
+    if kind is int:
+        try:
+            return float(value)  # finite, or too large for a double
+        except OverflowError:
+            return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
