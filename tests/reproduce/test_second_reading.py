@@ -75,3 +75,23 @@ def test_every_major_finding_and_decided_headline_verdict_has_had_a_second_readi
         unread += [f"{study} verdict {i}" for i in headline.loc[headline["second_reading"] == "", "id"]]
         assert not (r.audit["second_reading"] == "refuted").any()
     assert not unread, unread
+
+
+def test_a_later_round_confirming_a_refuted_verdict_shows_it_fixed(tmp_path, monkeypatch):
+    _write(tmp_path, monkeypatch, [
+        ["S", "verdict:C1", "refuted", "", "agrees", "out of scope (l. 5)", "round 1"],
+        ["S", "verdict:C1", "confirmed", "", "", "now judged on IPv4's own number (l. 7)", "round 2"],
+        ["S", "verdict:C2", "refuted", "", "tie", "a pooled figure (l. 9)", "round 2"]])
+    shown = second_reading.verdicts_with_readings("S", pd.DataFrame({"id": ["C1", "C2"],
+                                                                     "verdict": ["agrees", "agrees"]}))
+    assert shown["second_reading"].iloc[0].startswith("refuted, fixed")
+    assert shown["second_reading"].iloc[1].startswith("refuted: should be tie")
+    assert second_reading.verdict_reading_counts(shown) == {"verdicts_reread": 2, "verdicts_refuted": 2,
+                                                            "verdicts_fixed": 1}
+
+
+def test_one_finding_read_twice_in_one_round_is_refused(tmp_path, monkeypatch):
+    _write(tmp_path, monkeypatch, [["S", "f1", "confirmed", "major", "", "why", "r"],
+                                   ["S", "f1", "refuted", "", "", "why not", "r"]])
+    with pytest.raises(ClaimsError, match="read twice in one reading"):
+        second_reading.readings("S")

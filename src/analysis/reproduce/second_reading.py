@@ -47,18 +47,22 @@ def _all_readings(path) -> pd.DataFrame:
             raise ClaimsError(f"{path}:{line}: a finding that stands needs its severity ({', '.join(SEVERITIES)})")
         if not row.reason.strip():
             raise ClaimsError(f"{path}:{line}: every outcome needs its reason")
-    dupes = table[table.duplicated(["study", "finding"], keep=False)]
+    dupes = table[table.duplicated(["study", "finding", "reading"], keep=False)]
     if not dupes.empty:
-        raise ClaimsError(f"{path}: finding {dupes.iloc[0]['finding']!r} of {dupes.iloc[0]['study']} read twice; "
-                          "keep the latest reading")
+        raise ClaimsError(f"{path}: finding {dupes.iloc[0]['finding']!r} of {dupes.iloc[0]['study']} read twice "
+                          "in one reading; name each reading (round) differently")
     return table
 
 
-def readings(study: str, verdicts: bool = False) -> pd.DataFrame:
-    """The second readings of one study's audit findings (or of its verdicts)."""
+def readings(study: str, verdicts: bool = False, latest: bool = True) -> pd.DataFrame:
+    """The second readings of one study's audit findings (or of its verdicts): the
+    latest reading of each (a later round re-reads what an earlier one refuted, once fixed),
+    or every round (``latest=False``)."""
     table = _all_readings(_path())
-    mine = (table["study"] == study) & (table["finding"].str.startswith(VERDICT) == verdicts)
-    return table[mine].reset_index(drop=True)
+    mine = table[(table["study"] == study) & (table["finding"].str.startswith(VERDICT) == verdicts)]
+    if latest:
+        mine = mine.drop_duplicates("finding", keep="last")
+    return mine.reset_index(drop=True)
 
 
 def _verdict_note(verdict: str, reading) -> str:
@@ -69,16 +73,31 @@ def _verdict_note(verdict: str, reading) -> str:
 
 
 def verdicts_with_readings(study: str, verdicts: pd.DataFrame) -> pd.DataFrame:
-    """The verdict table with a ``second_reading`` column: empty where not re-read."""
+    """The verdict table with a ``second_reading`` column (empty where not re-read): the
+    latest reading, and for a verdict an earlier round refuted and a later one confirmed,
+    that it was fixed."""
     read = readings(study, verdicts=True)
     read = read.assign(id=read["finding"].str.slice(len(VERDICT))).set_index("id")
-    notes = [_verdict_note(v, read.loc[i]) if i in read.index else ""
-             for i, v in zip(verdicts["id"], verdicts["verdict"])]
+    refuted_once = set(_ever_refuted(study))
+    notes = []
+    for claim_id, verdict in zip(verdicts["id"], verdicts["verdict"]):
+        if claim_id not in read.index:
+            notes.append("")
+            continue
+        note = _verdict_note(verdict, read.loc[claim_id])
+        if claim_id in refuted_once and note == "confirmed":
+            note = "refuted, fixed: confirmed on re-reading after the claim was re-encoded"
+        notes.append(note)
     return verdicts.assign(second_reading=notes)
 
 
+def _ever_refuted(study: str) -> list[str]:
+    every = readings(study, verdicts=True, latest=False)
+    return list(every.loc[every["outcome"] == "refuted", "finding"].str.slice(len(VERDICT)).unique())
+
+
 def verdict_reading_counts(verdicts: pd.DataFrame) -> dict:
-    """Verdicts re-read, refuted, and refuted but since fixed."""
+    """Verdicts re-read, refuted at some reading, and of those fixed since."""
     col = verdicts["second_reading"]
     return {"verdicts_reread": int(col.ne("").sum()), "verdicts_refuted": int(col.str.startswith("refuted").sum()),
             "verdicts_fixed": int(col.str.startswith("refuted, fixed").sum())}
