@@ -210,7 +210,7 @@ def report(
 ) -> None:
     """Rebuild the report headless: only what changed since the last build (a campaign's raw files,
     its hypothesis file, a notebook, a study's record or claims, the library), in parallel; HTML and an index."""
-    from analysis.report.pipeline import build_report
+    from analysis.report.tasks import build_report
 
     folders = [_campaign_folder(c) for c in campaigns] if campaigns else \
         sorted(p.parent for p in config.raw_dir().glob("*/manifest.yaml"))

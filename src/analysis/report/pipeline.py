@@ -366,15 +366,3 @@ def write_index(reports: list[CampaignReport], papers: list[CampaignReport], out
 def write_index_from(out_root: Path) -> Path:
     """The index of every report found under ``out_root``."""
     return write_index(*found_reports(out_root), out_root)
-
-
-def build_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR,
-                 papers: bool = True, echo=print, jobs: int = 1, force: bool = False) -> Path:
-    """Rebuild what changed (campaigns, then the studies' reproductions) and the index;
-    raises ReportError naming every failed notebook after the others have finished."""
-    from analysis.report.tasks import run_report
-
-    failures = run_report(campaigns, out_root, hypotheses_dir, papers=papers, jobs=jobs, force=force, echo=echo)
-    if failures:
-        raise ReportError("; ".join(failures))
-    return out_root.resolve() / "index.html"

@@ -164,3 +164,13 @@ def run_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | Non
     if code and not failures:
         failures.append(f"doit exited with {code} (see the messages above)")
     return failures
+
+
+def build_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | None = None,
+                 papers: bool = True, echo=print, jobs: int = 1, force: bool = False) -> Path:
+    """Rebuild what changed (campaigns, then the studies' reproductions) and the index;
+    raises ReportError naming every failed notebook after the others have finished."""
+    failures = run_report(campaigns, out_root, hypotheses_dir, papers=papers, jobs=jobs, force=force, echo=echo)
+    if failures:
+        raise ReportError("; ".join(failures))
+    return out_root.resolve() / "index.html"
