@@ -48,6 +48,7 @@ if [ ! -e "$policy" ]; then
   trap 'rm -f "$policy"' EXIT
 fi
 
+echo "install-system: installing Debian packages: ${missing[*]} (first run: a few minutes; once)"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
