@@ -7,21 +7,33 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.netrepro-installed
 CAMPAIGNS ?= $(wildcard data/raw/*/manifest.yaml)
 
-.PHONY: setup system report test fuzz bench collect packets-data notebooks lab clean
+.PHONY: setup system report pdf test test-fast fuzz bench collect packets-data notebooks lab clean
 
 setup: system $(STAMP)
 
 system:
 	@bash scripts/install-system.sh
 
+# The first run downloads and installs netrepro's Python dependencies (about
+# 175 packages, 1.2 GB in .venv: numpy, pandas, scipy, statsmodels, matplotlib, JupyterLab,
+# Dask, DuckDB, ...) into .venv: minutes, depending on the network; pip names
+# each package as it goes. After that it does nothing until pyproject.toml changes.
 $(STAMP): pyproject.toml
+	@echo "setup: installing netrepro and its Python dependencies into $(VENV) (first run: several minutes; once)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
+	set -o pipefail; $(BIN)/pip install --progress-bar off -e ".[test]" \
+	  | { grep --line-buffered -E "^(Collecting|Successfully installed)" || true; }
 	touch $(STAMP)
+	@echo "setup: done"
 
 report: setup
 	$(BIN)/netrepro report
+
+# Each page of the report (rebuilt first where its inputs changed) printed to
+# reports/**/report.pdf by Debian's Chromium, headless, every folded part open.
+pdf: report
+	$(BIN)/python -m analysis.report.pdf reports
 
 # The layers (import-linter), the types (mypy), then the tests on two workers;
 # --dist loadfile keeps each notebook (nbval) and each test file on one worker.
@@ -29,6 +41,11 @@ test: setup
 	$(BIN)/lint-imports
 	$(BIN)/mypy src/analysis
 	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+# The quick loop while working: no notebooks (nbval), no live network
+# namespaces or tool runs, nothing marked slow; under a minute on two cores.
+test-fast: setup
+	$(BIN)/python -m pytest tests -m "not slow and not netns and not tools" -n 2 -q
 
 # Long fuzzing of every parser with mutated genuine outputs: the random "dev"
 # Hypothesis profile (5000 inputs per parser; a failure prints the input that

@@ -1,11 +1,58 @@
-"""Root conftest: nbval starts the notebooks' kernels in notebooks/, where a
-relative PYTHONPATH=src finds nothing and the kernel would import whatever
-``analysis`` the environment has installed (another checkout's). Put this
-checkout's src/ first, as an absolute path, before any kernel starts."""
+"""Root conftest, for the tests and the notebooks (nbval) alike.
 
+nbval starts the notebooks' kernels in notebooks/, where a relative
+PYTHONPATH=src finds nothing and the kernel would import whatever
+``analysis`` the environment has installed (another checkout's). Put this
+checkout's src/ first, as an absolute path, before any kernel starts.
+
+Nothing a test run writes lands in the checkout: ingest's tables and the
+report go to a temporary folder of this session (``NETREPRO_PROCESSED``,
+``NETREPRO_REPORTS``, inherited by every kernel), and each notebook's ``out``
+parameter (``../reports/<campaign>``) is moved under it before nbval runs
+the cell, as papermill's parameters would be.
+"""
+
+import ast
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
-SRC = str(Path(__file__).resolve().parent / "src")
+ROOT = Path(__file__).resolve().parent
+SRC = str(ROOT / "src")
 _rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != SRC]
 os.environ["PYTHONPATH"] = os.pathsep.join([SRC, *_rest])
+CHECKOUT_REPORTS = ROOT / "reports"
+
+
+def pytest_configure(config):  # noqa: D103 - pytest hook
+    config.netrepro_scratch = Path(tempfile.mkdtemp(prefix="netrepro-test-outputs-"))
+    os.environ["NETREPRO_PROCESSED"] = str(config.netrepro_scratch / "processed")
+    os.environ["NETREPRO_REPORTS"] = str(config.netrepro_scratch / "reports")
+
+
+def pytest_unconfigure(config):  # noqa: D103 - pytest hook
+    shutil.rmtree(config.netrepro_scratch, ignore_errors=True)
+
+
+def moved_out(source: str, notebook: Path, reports: Path) -> str | None:
+    """The parameters cell with ``out`` moved from the checkout's reports/ to
+    ``reports`` (None: the cell sets no such ``out``)."""
+    for node in ast.parse(source).body:
+        if (isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["out"]
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            given = (notebook.parent / node.value.value).resolve()
+            if given == CHECKOUT_REPORTS or CHECKOUT_REPORTS in given.parents:
+                return source + f"\nout = {str(reports / given.relative_to(CHECKOUT_REPORTS))!r}\n"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: D103 - pytest hook
+    reports = Path(os.environ["NETREPRO_REPORTS"])
+    for item in items:
+        cell = getattr(item, "cell", None)  # an nbval cell
+        if cell is None or "parameters" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        moved = moved_out(cell.source, Path(item.path), reports)
+        if moved is not None:
+            cell.source = moved

@@ -5,10 +5,11 @@
 # Idempotent: does nothing when every package is already installed.
 set -euo pipefail
 
-# chromium + chromium-driver: the HTML report is checked in a real headless browser.
+# chromium + chromium-driver: the HTML report is checked in a real headless browser,
+# and `make pdf` prints it with chromium; poppler-utils (pdfinfo, pdftotext) checks the PDFs.
 # openssh-client drives lab hosts (netrepro collect, kind: hosts); openssh-server and
 # netcat-openbsd are for the live SSH tests, which run sshd inside test namespaces.
-packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool chromium chromium-driver
+packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool chromium chromium-driver poppler-utils
           openssh-client openssh-server netcat-openbsd)
 # Debian's own python3 needs python3-venv before `python3 -m venv` works.
 python3 -c "import ensurepip, venv" 2>/dev/null || packages+=(python3-venv python3-pip)
@@ -47,6 +48,7 @@ if [ ! -e "$policy" ]; then
   trap 'rm -f "$policy"' EXIT
 fi
 
+echo "install-system: installing Debian packages: ${missing[*]} (first run: a few minutes; once)"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"

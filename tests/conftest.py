@@ -1,6 +1,6 @@
-"""Shared fixtures: every test session (and every pytest-xdist worker) writes
-only into its own temporary folders, and property tests are deterministic
-unless asked otherwise."""
+"""Shared fixtures: property tests are deterministic unless asked otherwise.
+Every test session (and every pytest-xdist worker) writes only into its own
+temporary folders: the root conftest.py sets them, for the notebooks too."""
 
 from __future__ import annotations
 
@@ -38,15 +38,6 @@ def pytest_configure(config):  # noqa: D103 - pytest hook
 
 def pytest_unconfigure(config):  # noqa: D103 - pytest hook
     shutil.rmtree(config.hypothesis_home, ignore_errors=True)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def own_output_folders(tmp_path_factory):
-    """Ingest and reports go to this session's folders, never data/processed or reports/."""
-    base = tmp_path_factory.getbasetemp()
-    os.environ["NETREPRO_PROCESSED"] = str(base / "processed")
-    os.environ["NETREPRO_REPORTS"] = str(base / "reports")
-    yield
 
 
 def normalise(text: str) -> str:

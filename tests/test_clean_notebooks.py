@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "clean_notebooks.py"
@@ -19,6 +20,7 @@ def test_the_committed_campaign_notebooks_are_clean():
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow  # runs a notebook through papermill: out of `make test-fast`, in `make test`
 def test_a_notebook_run_by_papermill_is_cleaned_to_what_jupyterlab_writes(tmp_path):
     nb = nbformat.v4.new_notebook(metadata={
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},

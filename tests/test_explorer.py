@@ -85,6 +85,7 @@ def test_a_selection_without_data_is_said_in_the_widget(demo):
     assert ex.message.value == "" and ex.image.layout.display is None and bytes(ex.image.value)
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_every_combination_of_the_dropdowns_draws_and_closes_its_figure(demo, monkeypatch):
     """All 336 selections of the demo (tool × metric × x × colour × kind):
     none fails (colour "(none)" or = x with a size on the x axis raised
@@ -151,6 +152,7 @@ def test_the_figure_fits_the_output_area(demo):
     assert ex.image.layout.width == "100%" and ex.image.layout.max_width == "720px"  # shrinks, never grows
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_a_choice_the_next_tool_offers_too_is_kept():
     # lan-p2p: iperf3 varies ip_version, size and stack; netperf also mode and
     # transport, so its x options differ (setting new options resets a dropdown)

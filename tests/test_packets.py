@@ -241,6 +241,7 @@ def test_the_packet_figures_draw_one_line_per_cell(sized):
         plt.close(fig)
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_the_report_draws_packet_figures_only_for_a_campaign_with_packets(sized, campaign, tmp_path):
     from analysis.figures.packet_figures import draw_packet_figures
     from analysis.ingest.campaign import load_campaign

@@ -10,7 +10,8 @@ import yaml
 from analysis.ingest.campaign import load_campaign
 from analysis.verdicts import evaluate_hypotheses
 from analysis.ingest.per_run import one_row_per_run
-from analysis.report.pipeline import ReportError, build_report
+from analysis.errors import ReportError
+from analysis.report.tasks import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data/raw/demo-loopback"

@@ -123,6 +123,7 @@ def test_design_snippets_occur_verbatim(paper_text, normalised):
     assert not absent, absent
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_every_claim_links_only_rows_that_exist(record):
     ids = set(record["id"])
     for study in studies():

@@ -23,13 +23,15 @@ import typer
 from analysis import config
 from analysis.collect.command import collect_command
 from analysis.errors import NetreproError, ParseError
-from analysis.ingest.campaign import processed_dir_for
-from analysis.ingest.ingest import ingest_into, summary_lines
 from analysis.ingest.manifest_command import init_command
-from analysis.parsers.ditg_log import Packets, packets_frame
 
+# Only what lists the commands is imported here; each command imports what it
+# needs when it runs: pandas, pandera and the collector take over a second to
+# import, and `netrepro --help` or one `parse` need none of them.
 if TYPE_CHECKING:
     from distributed import Client
+
+    from analysis.parsers.ditg_log import Packets
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="netrepro: network benchmark outputs -> tidy tables, tests, verdicts, reports.")
 EXIT_SOME_FAILED, EXIT_UNUSABLE_INPUT, EXIT_INTERRUPTED = 1, 2, 130
@@ -73,6 +75,7 @@ def parse(
 ) -> None:
     """Print one canonical record per line for each FILE; FILE:LINE: reason on stderr for what cannot be parsed."""
     from analysis.parsers import parse_file
+    from analysis.parsers.ditg_log import packets_frame
 
     if format not in ("jsonl", "csv"):
         raise typer.BadParameter("use jsonl or csv", param_hint="--format")
@@ -160,6 +163,9 @@ def ingest(
     analyse), or with --strict when any file was rejected or contradicts the
     manifest; 2 when the campaign cannot be read (manifest, folder).
     """
+    from analysis.ingest.campaign import processed_dir_for
+    from analysis.ingest.ingest import ingest_into, summary_lines
+
     target = out or processed_dir_for(campaign)
     if scheduler is not None and jobs is not None:
         raise typer.BadParameter("give one of --scheduler and -j", param_hint="--scheduler / -j")
@@ -204,7 +210,7 @@ def report(
 ) -> None:
     """Rebuild the report headless: only what changed since the last build (a campaign's raw files,
     its hypothesis file, a notebook, a study's record or claims, the library), in parallel; HTML and an index."""
-    from analysis.report.pipeline import build_report
+    from analysis.report.tasks import build_report
 
     folders = [_campaign_folder(c) for c in campaigns] if campaigns else \
         sorted(p.parent for p in config.raw_dir().glob("*/manifest.yaml"))

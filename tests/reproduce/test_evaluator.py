@@ -142,6 +142,7 @@ def test_audit_finds_the_duplicated_sd_columns_of_000():
     assert (dups.loc[dups["found_by"] == "recomputation", "severity"] == "major").all()
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_every_finding_has_a_rule_and_a_severity():
     for study in (S000, S002):
         audit = reproduce_study(study).audit
@@ -149,6 +150,7 @@ def test_every_finding_has_a_rule_and_a_severity():
         assert audit["severity"].isin(["major", "minor", "plausibility"]).all()
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_the_audit_never_calls_contradicted_a_claim_the_verdicts_uphold():
     """Issue 23: 14 major audit rows once flagged claims the verdict table called agrees, supported or tie."""
     flagged, severity = {}, {}

@@ -12,6 +12,7 @@ from analysis.reproduce.claims import studies
 from analysis.reproduce.study import reproduce_study
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @pytest.mark.parametrize("study", studies())
 def test_the_audit_and_its_register_agree(study):
     gone, new = findings.disagreements(study, reproduce_study(study).audit)
@@ -19,6 +20,7 @@ def test_the_audit_and_its_register_agree(study):
     assert not new, f"findings not yet registered: {new} (scripts/register_findings.py)"
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_every_finding_id_is_unique_and_stable_across_runs():
     study = studies()[2]
     first, second = reproduce_study(study).audit["id"], reproduce_study(study).audit["id"]

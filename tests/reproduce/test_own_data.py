@@ -36,6 +36,7 @@ def table000():
     return reproduce_study(S000).own_data()
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @needs_lan
 def test_000_has_a_real_verdict_with_evidence_on_lan_p2p(table000):
     real = table000[table000["our_verdict"].isin(REAL)]
@@ -49,6 +50,7 @@ def test_000_has_a_real_verdict_with_evidence_on_lan_p2p(table000):
                                                       "disagrees", "untestable")
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @needs_lan
 def test_os_claims_are_not_comparable_with_the_reason(table000):
     by_id = table000.set_index("id")

@@ -11,6 +11,7 @@ from analysis.reproduce.lookup import KEY_COLUMNS, load_record, match
 STUDIES = ["000_4e5320b6fe1e825c", "003_78d69edb35c6dd71", "004_a7738a926cf50bd6"]
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @pytest.mark.parametrize("study", STUDIES)
 @settings(max_examples=60)
 @given(data=st.data())

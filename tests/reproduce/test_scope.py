@@ -9,6 +9,7 @@ from analysis.reproduce.lookup import load_record, scope_conflicts
 from analysis.reproduce.verdicts import evaluate_claim
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @pytest.mark.parametrize("study", studies())
 def test_no_cell_is_judged_on_a_number_printed_outside_its_scope(study):
     record = load_record(study)

@@ -60,6 +60,7 @@ def test_a_reading_without_outcome_severity_or_reason_is_refused_with_its_line(t
         second_reading.readings("S")
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_every_major_finding_and_decided_headline_verdict_has_had_a_second_reading():
     """The studies' published findings: none major without a reading, none refuted still shown."""
     unread = []

@@ -119,6 +119,7 @@ def test_hodges_lehmann_matches_r_wilcox_test_conf_int():
     assert mann_whitney(treated, untreated).p == pytest.approx(0.5054, abs=1e-4)
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_the_hodges_lehmann_interval_excludes_zero_exactly_when_the_rank_test_rejects():
     rng = np.random.default_rng(11)
     for _ in range(200):

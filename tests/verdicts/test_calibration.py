@@ -32,6 +32,7 @@ def rows() -> list[C.Row]:
     return C.table(CI_DESIGNS, C.run(CI_DESIGNS, workers=2), MC_SES)
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 def test_every_path_meets_its_target(rows):
     missed = [r for r in rows if r.passed is False]
     assert not missed, "\n" + C.render(missed)

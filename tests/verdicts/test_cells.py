@@ -226,6 +226,7 @@ SPECS = [claim("greater"), claim("less", test="mann-whitney"), claim("different"
          claim("equivalent", margin=0.5), claim("equivalent", margin_pct=10)]
 
 
+@pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @settings(max_examples=150)
 @given(a=VALUES, b=VALUES, per=hs.booleans())
 def test_any_data_gets_one_row_per_claim_with_a_reason(a, b, per):

@@ -8,13 +8,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from analysis.config import raw_dir
-
-from analysis.collect.plan import load_plan
-from analysis.collect.ssh import HostError
-from analysis.collect.testbed import TestbedError, cleanup, netns_available, signal_name
-from analysis.verdicts.registration import file_sha256
-from analysis.verdicts.spec import load_hypotheses
 
 
 def collect_command(
@@ -29,6 +22,12 @@ def collect_command(
         "its directional claims are then tested one-sided; see docs/statistics.md, Pre-registration"))] = None,
 ) -> None:
     """Run a campaign of real tool runs on a loopback, p2p or routed testbed, or on lab hosts over SSH."""
+    # imported here, not at the top: `netrepro --help` and the other commands
+    # load this module to list it, and the collector's imports take a second
+    from analysis.collect.ssh import HostError
+    from analysis.collect.testbed import TestbedError, cleanup, netns_available, signal_name
+    from analysis.config import raw_dir
+
     if do_cleanup:
         removed = cleanup()
         for what in removed:
@@ -38,8 +37,12 @@ def collect_command(
         return
     if plan is None:
         raise typer.BadParameter("give a plan file", param_hint="PLAN")
-    parsed = load_plan(plan)
     from analysis.collect.campaign import Collector, dry_run_lines
+    from analysis.collect.plan import load_plan
+    from analysis.verdicts.registration import file_sha256
+    from analysis.verdicts.spec import load_hypotheses
+
+    parsed = load_plan(plan)
 
     if hypotheses is not None:
         load_hypotheses(hypotheses)  # a claim the engine refuses fails before any testbed or run

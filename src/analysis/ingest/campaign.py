@@ -1,9 +1,11 @@
 """The notebooks' entry point: ``load_campaign(path)`` returns the tidy
 tables of a campaign, re-ingesting only when its raw files or manifest changed
-(the fingerprint in ingest.json says whether they did)."""
+(the fingerprint in ingest.json says whether they did; only the files whose
+size or time changed since ingest are hashed again, :mod:`.raw_stamps`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass
@@ -14,9 +16,10 @@ import pandas as pd
 from pydantic import ValidationError
 
 from analysis.config import processed_dir
-from analysis.ingest.ingest import fingerprint, ingest_into
+from analysis.ingest.ingest import fingerprint_reusing, ingest_into
 from analysis.ingest.manifest import Manifest, load_manifest
 from analysis.ingest.packets import has_packets, packets_glob, with_delay_percentiles
+from analysis.ingest.raw_stamps import Stamps
 
 
 @dataclass
@@ -85,12 +88,30 @@ def _manifest(raw_dir: Path, out: Path, current: str) -> Manifest:
     return manifest
 
 
+def _stored_report(out: Path) -> dict[str, Any]:
+    report_path = out / "ingest.json"
+    return json.loads(report_path.read_text()) if report_path.is_file() else {}
+
+
+def current_fingerprint(raw_dir: Path, out: Path) -> str:
+    """The campaign's fingerprint, hashing only the raw files whose size or time
+    changed since the tables at ``out`` were made. When the tables are still
+    current but some files had to be hashed (touched, copied), their new
+    stamps are recorded, so the next call reads none of them again."""
+    known = Stamps.read(out)
+    current, fresh, hashed = fingerprint_reusing(raw_dir, known)
+    if hashed and _stored_report(out).get("fingerprint") == current:
+        with contextlib.suppress(OSError):  # a read-only copy of the tables: hashed again next time
+            fresh.write(out)
+    return current
+
+
 def load_campaign(path: str | Path, processed: str | Path | None = None, strict: bool = False) -> Campaign:
     raw_dir = Path(path)
     out = Path(processed) if processed is not None else processed_dir_for(raw_dir)
     report_path = out / "ingest.json"
-    current = fingerprint(raw_dir)
-    stored = json.loads(report_path.read_text()) if report_path.is_file() else {}
+    current = current_fingerprint(raw_dir, out)
+    stored = _stored_report(out)
     if stored.get("fingerprint") != current:  # re-ingested whole; a notebook doing the same at once is waited for
         ingest_into(raw_dir, out, strict=strict, wait=True,
                     also=lambda result, staging: _write_manifest_copy(result.manifest, staging, current))

@@ -32,6 +32,7 @@ from analysis.ingest.manifest import MANIFEST_NAME, Assignment, FileMapper, Mani
 from analysis.ingest.per_run import OpenPackets, PacketsOnDemand
 from analysis.parsers import parse_bytes, read_contents
 from analysis.parsers.contents import ContentDigest, sha256_of
+from analysis.ingest.raw_stamps import Stamps, digests_reusing
 from analysis.ingest.templates import REVEALED
 from analysis.ingest.transaction import staged_tables
 from analysis.ingest.schema import INTERVAL_DTYPES, INTERVALS_SCHEMA, RUN_DTYPES, RUNS_SCHEMA, coerce, factor_dtype, validate
@@ -65,6 +66,7 @@ class IngestResult:
     fingerprint: str
     warnings: int = 0
     raw_dir: Path | None = None
+    raw_stamps: Stamps | None = None  # each raw file's size and time with its digest, for later fingerprints
     rejected: pd.DataFrame = field(init=False)
 
     def __post_init__(self) -> None:
@@ -122,8 +124,14 @@ def _combine(campaign_dir: Path, digests: Iterable[tuple[str, str]]) -> str:
 def fingerprint(campaign_dir: str | Path) -> str:
     """A hash of the manifest, every raw file's content, the netrepro version
     and the tables' columns: the processed tables are stale exactly when it changes."""
-    campaign_dir = Path(campaign_dir)
-    return _combine(campaign_dir, ((rel, _digest(campaign_dir / rel)) for rel in discover(campaign_dir)))
+    return fingerprint_reusing(Path(campaign_dir), Stamps(0, {}))[0]
+
+
+def fingerprint_reusing(campaign_dir: Path, known: Stamps) -> tuple[str, Stamps, int]:
+    """The fingerprint, hashing only the files whose stamp is not in ``known``
+    (:mod:`.raw_stamps`); also the stamps taken now and how many files were hashed."""
+    digests, fresh, hashed = digests_reusing(campaign_dir, discover(campaign_dir), known, _digest)
+    return _combine(campaign_dir, digests), fresh, hashed
 
 
 class _RowBuffer:
@@ -302,6 +310,7 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
         raise ManifestError(f"{campaign_dir}: not a campaign folder")
     manifest = load_manifest(campaign_dir)
     paths = discover(campaign_dir)
+    stamps = Stamps.take(campaign_dir, paths)  # before any file is read
     if packets_to is not None:
         refuse_inside_raw(campaign_dir, packets_to)
     tables = _Tables()
@@ -331,6 +340,7 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
     intervals = _frame(tables.intervals, INTERVAL_DTYPES | {"source_path": "string"}, factor_types, factor_order)
     validate(runs, RUNS_SCHEMA)
     validate(intervals, INTERVALS_SCHEMA)
+    stamps.digests = dict(tables.digests)
     return IngestResult(
         campaign=campaign_dir.name,
         manifest=manifest,
@@ -340,6 +350,7 @@ def ingest_campaign(campaign_dir: str | Path, strict: bool = False, progress: bo
         fingerprint=_combine(campaign_dir, tables.digests),
         warnings=tables.rows_with_warnings,
         raw_dir=campaign_dir,
+        raw_stamps=stamps,
     )
 
 
@@ -366,6 +377,8 @@ def write_outputs(result: IngestResult, out_dir: str | Path) -> Path:
     result.intervals.to_parquet(out / "intervals.parquet", index=False)
     result.rejected.to_csv(out / "rejected.csv", index=False)
     (out / "ingest.json").write_text(json.dumps(result.report(), indent=2, sort_keys=False, default=str) + "\n")
+    if result.raw_stamps is not None:
+        result.raw_stamps.write(out)
     return out
 
 
@@ -425,4 +438,4 @@ def summary_lines(result: IngestResult) -> list[str]:
     return lines
 
 
-__all__ = ["ingest_campaign", "ingest_into", "write_outputs", "summary_lines", "discover", "fingerprint", "IngestResult", "FileOutcome"]
+__all__ = ["ingest_campaign", "ingest_into", "write_outputs", "summary_lines", "discover", "fingerprint", "fingerprint_reusing", "IngestResult", "FileOutcome"]

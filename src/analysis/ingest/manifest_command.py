@@ -7,19 +7,19 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from analysis.errors import ManifestError
-from analysis.ingest.ingest import discover
-from analysis.ingest.manifest import MANIFEST_NAME
-from analysis.ingest.manifest_init import Proposal, propose
+
+if TYPE_CHECKING:
+    from analysis.ingest.manifest_init import Proposal
 
 
 def init_command(
     directory: Annotated[Path, typer.Argument(help="folder of raw tool outputs")],
-    write: Annotated[bool, typer.Option("--write", help=f"save the proposal as DIRECTORY/{MANIFEST_NAME} (never over an existing one)")] = False,
+    write: Annotated[bool, typer.Option("--write", help="save the proposal as DIRECTORY/manifest.yaml (never over an existing one)")] = False,
     show: Annotated[int, typer.Option("--show", metavar="N", help="how many of the first mappings to show")] = 10,
 ) -> None:
     """Propose a manifest from the file names under DIRECTORY and try it on
@@ -27,6 +27,11 @@ def init_command(
     not map go to stderr; the manifest to stdout, or to DIRECTORY/manifest.yaml
     with --write. Exit status: 0 when every file is mapped or ignored, 1 when
     some are not (each is named), 2 when DIRECTORY cannot be used."""
+    # imported here: the command line lists this command without loading pandas
+    from analysis.ingest.ingest import discover
+    from analysis.ingest.manifest import MANIFEST_NAME
+    from analysis.ingest.manifest_init import propose
+
     target = directory / MANIFEST_NAME
     if not directory.is_dir():
         raise ManifestError(f"{directory}: not a folder")

@@ -32,10 +32,12 @@ from analysis.errors import NetreproError
 
 MARKER = ".netrepro-tables.json"
 # What ingest writes (the packets under packets/); manifest.json, the parsed
-# manifest's copy, is also rewritten later by load_campaign.
-TABLE_FILES = frozenset({"runs.parquet", "intervals.parquet", "rejected.csv", "ingest.json", "manifest.json"})
+# manifest's copy, and raw-stamps.json (.raw_stamps) are also rewritten later by load_campaign.
+TABLE_FILES = frozenset({"runs.parquet", "intervals.parquet", "rejected.csv", "ingest.json", "manifest.json",
+                         "raw-stamps.json"})
 _PACKET_FILE = re.compile(r"packets/[0-9a-f]{16}\.parquet")
-_MANIFEST_COPY_PARTIAL = re.compile(r"\.manifest\.json\.\d+\.tmp")  # a copy interrupted mid-write
+# a copy interrupted mid-write (manifest.json, raw-stamps.json: both rewritten by load_campaign)
+_MANIFEST_COPY_PARTIAL = re.compile(r"\.(manifest|raw-stamps)\.json\.\d+\.tmp")
 _SHOWN = 5  # foreign files named in a refusal
 
 

@@ -13,12 +13,15 @@ from __future__ import annotations
 import mmap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from analysis.errors import ParseError
 from analysis.parsers.contents import WINDOW, release
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RECORD_SIZE = 144
 ADDRESS_LEN = 46
@@ -314,6 +317,8 @@ def _apart(later: np.ndarray, earlier: np.ndarray) -> np.ndarray:
 
 def packets_frame(packets: Packets) -> pd.DataFrame:
     """The per-packet table: one row per valid packet, delays in seconds."""
+    import pandas as pd  # here: parsing a file (`netrepro parse`) needs no pandas, and it takes a second to import
+
     ids = np.array([e[0] for e in packets.endpoints] or [0], dtype=np.int64)
     cols = {name: np.array([e[i] for e in packets.endpoints] or [""], dtype=object)
             for i, name in ((1, "src"), (3, "dst"))}

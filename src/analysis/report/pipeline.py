@@ -26,10 +26,10 @@ from pathlib import Path
 
 import nbformat
 import papermill as pm
-from nbconvert import HTMLExporter
 
 from analysis import config
 from analysis.errors import ReportError
+from analysis.report.export import page_html
 from analysis.verdicts.rules import CLAIM_ORDER
 
 NOTEBOOK_DIR = config.notebooks_dir()
@@ -159,8 +159,9 @@ FOLD_STYLE = ("font-size: 1.3em; font-weight: bold; cursor: pointer; margin: 1.5
 
 def to_html(notebooks: list[nbformat.NotebookNode], title: str, folded: dict[int, str] | None = None) -> str:
     """One HTML page from the executed notebooks in the order given, code
-    hidden, the banner once; notebook ``i`` in ``folded`` starts closed in a
-    ``<details>`` under the line ``folded[i]``."""
+    hidden, the banner once, nothing loaded from the network (:mod:`.export`);
+    notebook ``i`` in ``folded`` starts closed in a ``<details>`` under the
+    line ``folded[i]`` (open in print)."""
     folded = folded or {}
     merged = nbformat.v4.new_notebook(metadata=notebooks[0].metadata)
     starts: list[tuple[int, str]] = []  # (notebook, id of its first cell on the page)
@@ -179,9 +180,7 @@ def to_html(notebooks: list[nbformat.NotebookNode], title: str, folded: dict[int
         if first:
             starts.append((i, first))
     merged.metadata["title"] = title
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
-    body, _ = exporter.from_notebook_node(merged)
-    return _fold(body, starts, folded)
+    return _fold(page_html(merged), starts, folded)
 
 
 def _cell_start(body: str, cell_id: str) -> int:
@@ -366,15 +365,3 @@ def write_index(reports: list[CampaignReport], papers: list[CampaignReport], out
 def write_index_from(out_root: Path) -> Path:
     """The index of every report found under ``out_root``."""
     return write_index(*found_reports(out_root), out_root)
-
-
-def build_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR,
-                 papers: bool = True, echo=print, jobs: int = 1, force: bool = False) -> Path:
-    """Rebuild what changed (campaigns, then the studies' reproductions) and the index;
-    raises ReportError naming every failed notebook after the others have finished."""
-    from analysis.report.tasks import run_report
-
-    failures = run_report(campaigns, out_root, hypotheses_dir, papers=papers, jobs=jobs, force=force, echo=echo)
-    if failures:
-        raise ReportError("; ".join(failures))
-    return out_root.resolve() / "index.html"

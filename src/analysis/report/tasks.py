@@ -30,7 +30,7 @@ from doit.tools import config_changed
 import analysis
 from analysis import config
 from analysis.errors import NetreproError, ReportError
-from analysis.ingest.ingest import fingerprint
+from analysis.ingest.campaign import current_fingerprint, processed_dir_for
 from analysis.report import pipeline
 
 
@@ -71,7 +71,7 @@ def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: st
         "actions": [(_run, [lambda: pipeline.build_campaign(campaign, out_root, hypotheses_dir, echo), failures])],
         "file_dep": [str(p) for p in notebooks + ([hyp] if hyp.is_file() else [])],
         "targets": [str(out_root / campaign.name / "report.html"), str(pipeline.build_stamp(out_root / campaign.name))],
-        "uptodate": [config_changed({"raw": fingerprint(campaign), "code": code,
+        "uptodate": [config_changed({"raw": current_fingerprint(campaign, processed_dir_for(campaign)), "code": code,
                                      "hypotheses": hyp.is_file()})],
         "doc": f"campaign {campaign.name}",
     }
@@ -89,7 +89,10 @@ def study_task(name: str, out_root: Path, code: str, echo, failures: list[str]) 
     deps += sorted(published.glob(f"{stems}.csv")) + sorted(claims.glob(f"{stems}.yaml"))
     deps += sorted((published / "reconciliation").glob(f"{stems}.csv")) + sorted((claims / "previous").glob(f"{stems}.csv"))
     mirror = load_mirrors().studies.get(name)
-    raw = fingerprint(config.raw_dir() / mirror) if mirror and mirror_available(mirror) else ""
+    raw = ""
+    if mirror and mirror_available(mirror):
+        mirror_dir = config.raw_dir() / mirror
+        raw = current_fingerprint(mirror_dir, processed_dir_for(mirror_dir))
     return {
         "name": f"study:{name}",
         "actions": [(_run, [lambda: pipeline.build_paper(name, out_root, echo), failures])],
@@ -161,3 +164,13 @@ def run_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | Non
     if code and not failures:
         failures.append(f"doit exited with {code} (see the messages above)")
     return failures
+
+
+def build_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | None = None,
+                 papers: bool = True, echo=print, jobs: int = 1, force: bool = False) -> Path:
+    """Rebuild what changed (campaigns, then the studies' reproductions) and the index;
+    raises ReportError naming every failed notebook after the others have finished."""
+    failures = run_report(campaigns, out_root, hypotheses_dir, papers=papers, jobs=jobs, force=force, echo=echo)
+    if failures:
+        raise ReportError("; ".join(failures))
+    return out_root.resolve() / "index.html"
