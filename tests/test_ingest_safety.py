@@ -261,14 +261,25 @@ def test_ctrl_c_during_ingest_leaves_the_previous_tables(tmp_path):
     out = tmp_path / "processed" / "demo"
     assert ingest(campaign, out).exit_code == 0
     tables, raw = hashes(out), hashes(campaign)
-    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    # The ingest is held inside its transaction (after parsing, before the swap) so that the signal
+    # always lands there: a fast ingest would otherwise finish first on a quick machine.
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    (hold / "sitecustomize.py").write_text(
+        "import pathlib, time\nimport analysis.ingest.ingest as ingest\n_write = ingest.write_outputs\n"
+        "def write_outputs(*args, **kwargs):\n"
+        f"    pathlib.Path({str(hold / 'reached')!r}).touch()\n    time.sleep(60)\n"
+        "    return _write(*args, **kwargs)\n"
+        "ingest.write_outputs = write_outputs\n")
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(hold), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen([sys.executable, "-m", "analysis.cli", "ingest", str(campaign), "--out", str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         deadline = time.monotonic() + 60
-        while not list(out.parent.glob(".demo.staging-*")) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
+        while not (hold / "reached").exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert process.poll() is None, "the ingest ended before it could be interrupted"
+        assert list(out.parent.glob(".demo.staging-*")), "the staging folder exists while the ingest is held"
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=60)
     finally:
