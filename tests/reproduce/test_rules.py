@@ -297,3 +297,21 @@ def test_means_printed_for_several_levels_of_an_unnamed_factor_are_not_used():
     assert pd.isna(cell["mean_a"]) and "several transport levels" in cell["note"]
     named = record(rows, [claim(scope={"os": "A", "transport": "TCP"})])
     assert evaluate_claims(named)[1].set_index("cell").loc["128", "diff"] == -10.0
+
+
+def test_an_up_to_said_of_all_oses_bounds_each_oss_own_up_to():
+    """'By up to 10 % on all of the operating systems' is the group's largest: A's own
+    'up to 8 %' is no second, different printing of it; A's 'up to 12.4 %' is."""
+    group = "TCP outperformed UDP on all of the operating systems by up to 10% at 128 bytes"
+
+    def rows(own):
+        said = [row(i, os=o, transport="TCP", size_bytes=128, statistic="max_pct_diff", value=10.0, unit="%",
+                    compared_to="UDP", larger_side="subject", snippet=group) for i, o in enumerate("ABC", 1)]
+        return said + [row(9, os="A", transport="TCP", size_bytes=128, statistic="max_pct_diff", value=own,
+                           unit="%", compared_to="UDP", larger_side="subject", snippet=f"A: up to {own}%")]
+
+    def twice(own):
+        return [f for f in cross_check(record(rows(own), [])) if f["rule"] == "printed twice differently"]
+
+    assert twice(8.0) == [] and twice(10.4) == []  # within the bound, to its printed precision
+    assert len(twice(12.4)) == 1

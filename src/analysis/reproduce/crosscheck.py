@@ -60,13 +60,40 @@ def _decimals(printed: str) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
+GROUP_MEMBERS = 3  # one printed number recorded for this many OSes or more is a statement about the group
+
+
+UP_TO = ("max", "max_diff", "max_pct_diff")
+
+
+def said_of_a_group(rows: pd.DataFrame) -> pd.Series:
+    """Rows that copy one printed number to each member of a group of OSes ("all of the
+    operating systems ... by up to 31 %")."""
+    members = rows.groupby(["metric", "statistic", "value", "snippet"], dropna=False)["os"].transform("nunique")
+    return members >= GROUP_MEMBERS
+
+
+def _within_the_groups_bound(group: pd.DataFrame) -> pd.DataFrame:
+    """An 'up to' said of a group of OSes bounds each member's own 'up to' from above,
+    to its printed precision: a member at or below it is no second, different printing
+    of one number. Any other pairing is left to compare as it is."""
+    bound = group[group["_group"]]
+    own = group[~group["_group"]]
+    if bound.empty or own.empty or group.iloc[0]["statistic"] not in UP_TO or bound["value"].nunique() != 1:
+        return group
+    top = bound.iloc[0]
+    slack = 0.5 * 10 ** -_decimals(top["value_as_printed"])
+    return own if (own["value"] <= top["value"] + slack).all() else group
+
+
 def repeated_quantities(record: Record) -> list[dict]:
     """The same quantity printed more than once, with different values."""
     rows = record.rows
     out = []
     keyed = rows.assign(_key=[(_cell_key(r), r["metric"], r["statistic"], str(r["compared_to"]).strip().lower())
-                              for _, r in rows.iterrows()])
+                              for _, r in rows.iterrows()], _group=said_of_a_group(rows))
     for _, group in keyed.groupby("_key", sort=False):
+        group = _within_the_groups_bound(group)
         values = sorted(set(group["value"]))
         if len(values) < 2 or group.iloc[0]["metric"] == "unspecified" or not group.iloc[0]["compared_to"] and \
                 group.iloc[0]["statistic"] in ("pct_diff", "max_pct_diff", "diff", "max_diff"):
