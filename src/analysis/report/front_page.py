@@ -119,9 +119,11 @@ def _card(r: CampaignReport, out_root: Path, facts: dict, kind: str) -> list[str
                      f"alt='headline figure of {e(title)}'></a><figcaption>{e(figure_caption(headline, captions))}"
                      "</figcaption></figure>")
     if facts.get("asked"):
-        parts.append(f"<p><strong>Asked.</strong> {e(facts['asked'])}</p>")
-    found = facts.get("found") or (f"{sum(counts.values())} claims: {summary}." if counts else "No claims tested.")
-    parts.append(f"<p><strong>Found.</strong> {e(found)}</p><p class='verdicts'>{e(summary)}</p>")
+        parts.append(f"<p><strong>{'Claimed' if kind == 'study' else 'Asked'}.</strong> {e(facts['asked'])}</p>")
+    if facts.get("found"):
+        parts.append(f"<p class='verdicts'><strong>Found.</strong> {e(facts['found'])}</p>")
+    else:
+        parts.append(f"<p class='verdicts'><strong>Found.</strong> {e(summary)}</p>")
     if r.tables:
         parts.append("<p>Tables: " + ", ".join(f"<a href='{rel(t)}'>{e(t.stem)}</a>" for t in r.tables) + "</p>")
     if r.figures:
@@ -154,7 +156,7 @@ STYLE = ("body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1
          ".card{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;margin:1em 0;overflow:hidden}"
          ".card .name{color:#666;margin-top:-.6em}"
          "figure.thumb{float:right;width:min(480px,45%);margin:0 0 .5em 1em}img.thumb{width:100%}"
-         "figcaption{font-size:.9em;color:#444}.verdicts{font-weight:bold}"
+         "figcaption{font-size:.9em;color:#444}"
          ".gallery{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1em}"
          ".gallery figure{margin:0}.gallery img{width:100%;border:1px solid #eee}")
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from analysis.report.show import INTERACTIVE_CLASS
 
-# After DataTables has moved the rows into its scroll box, the browser's own jump to
-# #id at load is lost: jump again, and if a filter hides the row, clear the filters.
+# A row a filter hides is not in the page: on a jump to it (#C017), clear the filters
+# and jump again, also at load, once DataTables has rearranged the table.
 START = """
 const { default: DataTable } = await import("data:text/javascript;base64,%(bundle)s");
 const tables = [];
@@ -38,13 +38,12 @@ function show() {
     }
     row = document.getElementById(id);
   }
-  if (row) row.scrollIntoView({block: "center"});
+  if (row) row.scrollIntoView({block: "start"});
 }
 window.addEventListener("hashchange", show);
 show();
 document.documentElement.dataset.tablesReady = "yes";
 """
-PRINT = "@media print{.dt-scroll-body{max-height:none!important;height:auto!important;overflow:visible!important}}"
 
 
 def bundle() -> tuple[str, str]:
@@ -63,4 +62,4 @@ def with_datatables(page: str) -> str:
     js, css = bundle()
     code = START % {"bundle": base64.b64encode(js.encode()).decode("ascii"), "cls": INTERACTIVE_CLASS}
     end = page.rindex("</body>")
-    return page[:end] + f"<style>{css}{PRINT}</style>\n<script type='module'>{code}</script>\n" + page[end:]
+    return page[:end] + f"<style>{css}</style>\n<script type='module'>{code}</script>\n" + page[end:]
