@@ -115,7 +115,7 @@ def _card(r: CampaignReport, out_root: Path, facts: dict, kind: str) -> list[str
              f"<p class='name'>{kind} <code>{e(r.campaign)}</code></p>"]
     headline = _headline_figure(r)
     if headline:
-        parts.append(f"<figure class='thumb'><a href='{rel(r.html)}'><img class='thumb' src='{rel(headline)}' "
+        parts.append(f"<figure class='headline-figure'><a href='{rel(r.html)}'><img class='thumb' src='{rel(headline)}' "
                      f"alt='headline figure of {e(title)}'></a><figcaption>{e(figure_caption(headline, captions))}"
                      "</figcaption></figure>")
     if facts.get("asked"):
@@ -155,7 +155,7 @@ STYLE = ("body{font-family:sans-serif;max-width:72em;margin:2em auto;padding:0 1
          "header .lead{font-size:1.15em}"
          ".card{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;margin:1em 0;overflow:hidden}"
          ".card .name{color:#666;margin-top:-.6em}"
-         "figure.thumb{float:right;width:min(480px,45%);margin:0 0 .5em 1em}img.thumb{width:100%}"
+         "figure.headline-figure{float:right;width:min(480px,45%);margin:0 0 .5em 1em}img.thumb{width:100%}"
          "figcaption{font-size:.9em;color:#444}"
          ".gallery{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:1em}"
          ".gallery figure{margin:0}.gallery img{width:100%;border:1px solid #eee}")

@@ -60,7 +60,7 @@ def readable(value) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
+        return f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))  # 1408 bytes, 1,171,000 packets
     if isinstance(value, (float, np.floating)):
         value = float(value)
         if value == 0 or math.isinf(value):
