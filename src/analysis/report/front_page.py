@@ -146,8 +146,8 @@ def _header(overview: CampaignReport | None, studies: list[CampaignReport], out_
     if overview:
         parts.append(f"<p><a href='{html.escape(overview.html.relative_to(out_root).as_posix())}'>The studies at a "
                      "glance</a>: claims, verdicts and audit findings of every study side by side.</p>")
-    parts.append("<nav><a href='#studies'>The studies reproduced</a> · <a href='#campaigns'>Our campaigns</a></nav>"
-                 "</header>")
+    sections = ([("studies", "The studies reproduced")] if studies else []) + [("campaigns", "Our campaigns")]
+    parts.append("<nav>" + " · ".join(f"<a href='#{a}'>{h}</a>" for a, h in sections) + "</nav></header>")
     return parts
 
 
