@@ -42,7 +42,8 @@ PAGE_STYLE = ("<style>.study-head .meta{color:#555}.study-head li{margin:.3em 0}
               "details.netrepro-section>summary>h2{display:inline}"
               "table.verdicts-table td details>summary{cursor:pointer}"
               "tr:target,p.caption:target{background:#fff3bf}"
-              ".dt-container:has(table.verdicts-table) .dt-layout-table{max-height:80vh;overflow:auto}"
+              ".dt-container:has(table.verdicts-table) .dt-layout-table>.dt-layout-cell"
+              "{max-height:80vh;overflow:auto;overflow-anchor:none}"
               "table.verdicts-table thead th{position:sticky;top:0;background:#fff;z-index:1}"
               "table.verdicts-table tr{scroll-margin-top:5em}"
               "table.verdicts-table th:nth-child(3){width:22em}table.verdicts-table th:nth-child(7){width:11em}"
@@ -262,7 +263,8 @@ VERDICTS_INTRO = (
     "only the sign of independent printed numbers is checked (<em>restated</em> when the only number is the "
     "claim's own, <em>tie</em> when the values are equal). <em>untestable</em>: what is missing says why. "
     "<em>judged</em>: at how many of the claim's cells independent numbers are printed (open it for which); "
-    "<em>holds at</em>: at how many it holds. Search, sort by a column, or filter by the panes above the table.")
+    "<em>holds at</em>: at how many it holds. Search all columns, sort by a column, or tick values in the list "
+    "under the heading of headline, section, metric, class or verdict.")
 
 
 def section_heading(anchor: str, intro: str = "") -> Block:
