@@ -302,3 +302,113 @@ def test_an_interrupted_build_is_not_done_and_runs_again(built, tmp_path):
     again: list[str] = []
     build_report([camp], copy, hypotheses_dir=out.parent / "hyp", papers=False, echo=again.append)
     assert again == []  # built to the end: up to date
+
+
+@pytest.fixture(scope="module")
+def papers_built(tmp_path_factory):
+    """Every study's page and the overview, built as `netrepro report` builds them, and the index."""
+    from analysis.report.pipeline import build_paper, write_index_from
+    from analysis.reproduce.claims import studies
+
+    out = tmp_path_factory.mktemp("papers")
+    for name in [*studies(), "00_overview"]:
+        build_paper(name, out, echo=lambda *_: None)
+    write_index_from(out)
+    return out
+
+
+@pytest.fixture()
+def served_papers(papers_built):
+    """The studies' report folder served over HTTP on loopback, stopped after the test."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(papers_built)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+# What a reader must never see in a cell: pandas' and Python's spellings of nothing, of truth, of a list, of a tiny float.
+RAW_CELL = r"^(nan|NaN|None|NaT|<NA>|True|False|\[.*\]|-?\d+(\.\d+)?e[-+]\d+)$"
+
+
+def _anchors_resolve(browser) -> list[str]:
+    """Every in-page link (#id) of the page whose target is missing."""
+    return browser.execute_script(
+        "return Array.from(document.querySelectorAll('a[href^=\"#\"]')).map(a => a.getAttribute('href').slice(1))"
+        ".filter(id => id && !document.getElementById(decodeURIComponent(id)))")
+
+
+@pytest.mark.slow  # every study's page is built (~5 min), then read in Chromium
+def test_study_pages_in_a_real_browser(served_papers, papers_built, browser, tmp_path):
+    """On every study page: the study's title (not its file name) as page title and
+    heading, every verdict id an element of the page (also once DataTables has
+    arranged the table), no cell reading NaN/None/True/[…]/1e-14, every in-page link
+    finds its anchor, a link to a verdict brings its row on screen, and the index
+    names studies by title, with the overview as its header and captioned figures."""
+    import re
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from analysis.reproduce.claims import studies
+    from analysis.reproduce.published import load_designs
+
+    designs = load_designs()
+    browser.set_window_size(1280, 900)
+    for study in studies():
+        page = papers_built / "papers" / study
+        ids = list(pd.read_csv(page / "tables" / "verdicts.csv")["id"])
+        title = designs[study]["title"]
+        browser.get(f"{served_papers}/papers/{study}/report.html")
+        WebDriverWait(browser, 120).until(lambda b: b.execute_script("return document.documentElement.dataset.tablesReady"))
+        assert browser.title == title
+        assert browser.find_element(By.TAG_NAME, "h1").text == title
+        assert study not in browser.find_element(By.TAG_NAME, "h1").text
+        missing = browser.execute_script("return arguments[0].filter(i => !document.getElementById(i))", ids)
+        assert not missing, (study, len(missing), missing[:5])
+        rows = browser.execute_script("return document.querySelectorAll('table.verdicts-table tbody tr').length")
+        assert rows == len(ids), (study, rows, len(ids))
+        cells = browser.execute_script("return Array.from(document.querySelectorAll('td, th')).map(c => c.textContent.trim())")
+        raw = [c for c in cells if re.match(RAW_CELL, c)]
+        assert not raw, (study, raw[:5])
+        assert not _anchors_resolve(browser), study
+        assert browser.find_element(By.ID, "contents")  # the table of contents
+        figures = browser.execute_script("return Array.from(document.querySelectorAll('p.caption[id]')).map(p => p.id)")
+        assert len(figures) >= len(list((page / "figures").glob("Figure*.png"))), study
+        target = ids[len(ids) // 2]
+        browser.get(f"{served_papers}/papers/{study}/report.html#{target}")
+        WebDriverWait(browser, 120).until(lambda b: b.execute_script("return document.documentElement.dataset.tablesReady"))
+        top, bottom = browser.execute_script(
+            "const r = document.getElementById(arguments[0]).getBoundingClientRect(); return [r.top, r.bottom]", target)
+        assert 0 <= top < 900 and bottom > 0, (study, target, top, bottom)
+    assert browser.save_screenshot(str(tmp_path / "study.png"))
+
+    browser.get(f"{served_papers}/index.html")
+    header = browser.find_element(By.TAG_NAME, "header").text
+    assert "claims read from their text" in header and "The studies at a glance" in header
+    cards = browser.find_elements(By.CSS_SELECTOR, "section.card")
+    assert [c.get_attribute("id") for c in cards] == studies()  # the overview is the header, not a card
+    for card, study in zip(cards, studies()):
+        assert card.find_element(By.TAG_NAME, "h3").text == designs[study]["title"]
+        assert "Found." in card.text
+    captions = browser.execute_script(
+        "return Array.from(document.querySelectorAll('figure')).map(f => [f.querySelector('img') !== null,"
+        " (f.querySelector('figcaption') || {textContent: ''}).textContent.trim()])")
+    assert captions and all(has_image and caption for has_image, caption in captions)
+    widths = browser.execute_script("return Array.from(document.querySelectorAll('img.thumb')).map(i => i.width)")
+    assert widths and min(widths) >= 400  # readable, not a 220 px stamp
+    _resolves(browser, served_papers)
+    browser.get(f"{served_papers}/papers/00_overview/report.html")
+    assert browser.title == "The five studies at a glance"
+    assert not _anchors_resolve(browser)
+    cells = browser.execute_script("return Array.from(document.querySelectorAll('td, th')).map(c => c.textContent.trim())")
+    assert not [c for c in cells if re.match(RAW_CELL, c)]
+    assert not [s for s in studies() if s in " ".join(cells)]  # studies by title

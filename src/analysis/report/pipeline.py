@@ -1,6 +1,6 @@
 """The headless report: run the notebooks in order with papermill for each
 campaign, turn them into one HTML page per campaign (code hidden), and write
-an index that links every campaign, figure and verdict table.
+an index that links every campaign, figure and verdict table (front_page.py).
 
 The notebooks run in flow order (ingest, explore, hypotheses, figures); the
 page reads verdicts first: the banner (question, design in one sentence),
@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import csv
 import html
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -30,7 +28,8 @@ import papermill as pm
 from analysis import config
 from analysis.errors import ReportError
 from analysis.report.export import page_html
-from analysis.verdicts.rules import CLAIM_ORDER
+from analysis.report.front_page import CampaignReport, found_reports, study_title, write_campaign_about, write_index
+from analysis.report.interactive import with_datatables
 
 NOTEBOOK_DIR = config.notebooks_dir()
 NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")  # the order they run in
@@ -47,15 +46,6 @@ BANNER_TAG = "banner"
 # The kernel talks to papermill over loopback TCP and warns, once per notebook, that
 # this is unencrypted; errors still show.
 KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
-
-
-@dataclass(frozen=True)
-class CampaignReport:
-    campaign: str
-    html: Path
-    figures: list[Path]
-    tables: list[Path]
-    synthetic: bool
 
 
 def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYPOTHESES_DIR) -> dict[str, str]:
@@ -233,6 +223,7 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
     executed_dir.mkdir(parents=True, exist_ok=True)
     with _stamped(out_dir):
         _run_campaign(campaign_dir, out_dir, hypotheses_dir, synthetic, echo)
+        write_campaign_about(campaign_dir, out_dir, hypotheses_dir)
     return CampaignReport(campaign_dir.name, out_dir / "report.html", sorted((out_dir / "figures").glob("*.png")),
                           sorted((out_dir / "tables").glob("*.csv")), synthetic)
 
@@ -273,93 +264,9 @@ def build_paper(name: str, out_root: Path, echo=print) -> CampaignReport:
     page = out_dir / "report.html"
     with _stamped(out_dir):
         executed = run_notebook(notebook, params, out_dir / "notebooks" / f"{name}.ipynb", f"study {name}")
-        page.write_text(to_html([executed], f"netrepro reproduction: {name}"))
+        page.write_text(with_datatables(to_html([executed], study_title(out_dir, name))))
     return CampaignReport(name, page, sorted((out_dir / "figures").glob("*.png")),
                           sorted((out_dir / "tables").glob("*.csv")), synthetic=False)
-
-
-VERDICT_ORDER = tuple(str(v) for v in CLAIM_ORDER)
-METRIC_WORDS = ("throughput", "rtt", "owd", "jitter", "cpu", "loss", "packets", "transactions")
-
-
-def found_reports(out_root: Path) -> tuple[list[CampaignReport], list[CampaignReport]]:
-    """Every campaign and study that has a report under ``out_root``, rebuilt now or not."""
-    def report(folder: Path) -> CampaignReport:
-        return CampaignReport(folder.name, folder / "report.html", sorted((folder / "figures").glob("*.png")),
-                              sorted((folder / "tables").glob("*.csv")),
-                              (folder / "SYNTHETIC").is_file())
-    campaigns = [report(p.parent) for p in sorted(out_root.glob("*/report.html")) if p.parent.name != "papers"]
-    studies = [report(p.parent) for p in sorted((out_root / "papers").glob("*/report.html"))]
-    return campaigns, studies
-
-
-def verdict_counts(r: CampaignReport) -> dict[str, int]:
-    """Claims per verdict from the report's verdict table (empty when it has none)."""
-    table = next((t for t in r.tables if t.stem == "verdicts"), None)
-    if table is None:
-        return {}
-    with table.open(newline="", encoding="utf-8") as fh:
-        verdicts = [row.get("verdict", "") for row in csv.DictReader(fh)]
-    counts = {v: verdicts.count(v) for v in VERDICT_ORDER if v in verdicts}
-    return counts | {v: verdicts.count(v) for v in sorted(set(verdicts) - set(counts))}
-
-
-def _metric_of(figure: Path) -> str:
-    name = figure.stem.lower()
-    if name.startswith("claim_"):
-        return "the claims"
-    return next((w for w in METRIC_WORDS if w in name), "other")
-
-
-def _card(r: CampaignReport, out_root: Path) -> list[str]:
-    rel = lambda p: html.escape(p.relative_to(out_root).as_posix())  # noqa: E731
-    label = " <strong>(SYNTHETIC DATA)</strong>" if r.synthetic else ""
-    counts = verdict_counts(r)
-    summary = ", ".join(f"{n} {v}" for v, n in counts.items()) or "no verdict table"
-    headline = next((f for f in r.figures if f.stem.startswith("claim_")), r.figures[0] if r.figures else None)
-    thumb = (f"<a href='{rel(r.html)}'><img class='thumb' src='{rel(headline)}' alt='headline figure of "
-             f"{html.escape(r.campaign)}'></a>") if headline else ""
-    parts = [f"<section class='card' id='{html.escape(r.campaign)}'>{thumb}",
-             f"<h3><a href='{rel(r.html)}'>{html.escape(r.campaign)}</a>{label}</h3>",
-             f"<p class='verdicts'>{html.escape(summary)}</p>"]
-    if r.tables:
-        parts.append("<p>Tables: " + ", ".join(f"<a href='{rel(t)}'>{html.escape(t.stem)}</a>" for t in r.tables) + "</p>")
-    if r.figures:
-        parts.append(f"<details><summary>{len(r.figures)} figures</summary>")
-        groups: dict[str, list[Path]] = {}
-        for f in r.figures:
-            groups.setdefault(_metric_of(f), []).append(f)
-        for metric, figures in groups.items():
-            parts.append(f"<h4>{html.escape(metric)}</h4><div class='gallery'>")
-            parts += [f"<a href='{rel(f)}' title='{html.escape(f.stem)}'><img src='{rel(f)}' loading='lazy' "
-                      f"alt='{html.escape(f.stem)}'></a>" for f in figures]
-            parts.append("</div>")
-        parts.append("</details>")
-    parts.append("</section>")
-    return parts
-
-
-STYLE = ("body{font-family:sans-serif;max-width:70em;margin:2em auto}"
-         ".card{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;margin:1em 0;overflow:hidden}"
-         ".thumb{float:right;width:220px;margin-left:1em}.verdicts{font-weight:bold}"
-         ".gallery img{width:160px;margin:2px;border:1px solid #eee}")
-
-
-def write_index(reports: list[CampaignReport], papers: list[CampaignReport], out_root: Path) -> Path:
-    """reports/index.html: one card per campaign and reproduced study (verdict counts,
-    headline figure, tables, figures by metric), relative links so the folder can move."""
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>netrepro reports</title>",
-             f"<style>{STYLE}</style></head><body><h1>netrepro reports</h1><h2>Campaigns</h2>"]
-    for r in reports:
-        parts += _card(r, out_root)
-    if papers:
-        parts.append("<h2>The studies reproduced</h2>")
-        for r in papers:
-            parts += _card(r, out_root)
-    parts.append("</body></html>")
-    index = out_root / "index.html"
-    index.write_text("\n".join(parts) + "\n")
-    return index
 
 
 def write_index_from(out_root: Path) -> Path:

@@ -1,0 +1,65 @@
+"""Tables a reader can search, sort and filter on a report page, with no
+network: DataTables 2 (with its SearchPanes extension), as the ``itables``
+package bundles it (``dt_bundle.js``/``.css``, its offline mode), written into
+the page once and applied to every table :mod:`analysis.report.show` marks
+interactive, with the options the table carries (``data-options``).
+
+The table is in the page as plain HTML first, every row an anchor, so it reads
+(and links resolve) without JavaScript; DataTables only adds the search box,
+sorting and filters. The few lines below only start DataTables and bring a
+linked row (``#C017``) into view once the table has been rearranged.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from analysis.report.show import INTERACTIVE_CLASS
+
+# A row a filter hides is not in the page: on a jump to it (#C017), clear the filters
+# and jump again, also at load, once DataTables has rearranged the table.
+START = """
+const { default: DataTable } = await import("data:text/javascript;base64,%(bundle)s");
+const tables = [];
+for (const table of document.querySelectorAll("table.%(cls)s")) {
+  tables.push(new DataTable(table, JSON.parse(table.dataset.options || "{}")));
+}
+function show() {
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (!id) return;
+  let row = document.getElementById(id);
+  if (!row) {
+    for (const t of tables) {
+      if (t.row("#" + CSS.escape(id)).any()) {
+        if (t.searchPanes) t.searchPanes.clearSelections();
+        t.search("").columns().search("").draw();
+      }
+    }
+    row = document.getElementById(id);
+  }
+  if (row) row.scrollIntoView({block: "start"});
+}
+window.addEventListener("hashchange", show);
+show();
+document.documentElement.dataset.tablesReady = "yes";
+"""
+
+
+def bundle() -> tuple[str, str]:
+    """DataTables' JavaScript module and stylesheet as itables ships them."""
+    from itables import options
+
+    js = Path(options.dt_bundle)
+    return js.read_text(encoding="utf-8"), js.with_suffix(".css").read_text(encoding="utf-8")
+
+
+def with_datatables(page: str) -> str:
+    """``page`` with DataTables written in before ``</body>``, when a table of it is
+    marked interactive; otherwise unchanged."""
+    if INTERACTIVE_CLASS not in page:
+        return page
+    js, css = bundle()
+    code = START % {"bundle": base64.b64encode(js.encode()).decode("ascii"), "cls": INTERACTIVE_CLASS}
+    end = page.rindex("</body>")
+    return page[:end] + f"<style>{css}</style>\n<script type='module'>{code}</script>\n" + page[end:]
