@@ -101,8 +101,8 @@ class _Recursion:
 
     def exits(self, t: float, lower: float, upper: float) -> tuple[float, float]:
         if self.t == 0.0:
-            mean = self.drift * math.sqrt(t)
-            return float(stats.norm.cdf(lower - mean)), float(stats.norm.sf(upper - mean))
+            first = self.drift * math.sqrt(t)
+            return float(stats.norm.cdf(lower - first)), float(stats.norm.sf(upper - first))
         mean, sd = self._moments(t)
         root = math.sqrt(t)
         return (float(self.mass @ stats.norm.cdf((lower * root - mean) / sd)),
