@@ -27,7 +27,7 @@ import pandas as pd
 
 from analysis.errors import HypothesisError
 from analysis.stats import sequential as seq
-from analysis.verdicts.cells import NAN, CellTest, Evidence, NoTest, _as_pct, per_cell
+from analysis.verdicts.cells import NAN, CellTest, Evidence, NoTest, _as_pct, per_cell, two_groups
 from analysis.verdicts.selection import split_cells
 from analysis.verdicts.spec import Hypothesis, Stop
 
@@ -113,14 +113,15 @@ def _looks(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, stop: Stop,
     looks: list[_Look] = []
     last: Evidence = NoTest(f"no complete look yet: {stop.min_runs} runs a group are needed for the first look, "
                             f"{int(done)} made")
+    groups = [cell.loc[cell["_group"] == g, [ORDER, hyp.metric]].to_numpy(float) for g in labels]
     for number, runs in enumerate(stop.schedule(), 1):
         if done < runs:
             break
-        data = cell[cell[ORDER] <= runs]
-        last = per_cell(hyp, data, "welch", one_sided)
+        a, b = (g[g[:, 0] <= runs, 1] for g in groups)
+        last = per_cell(hyp, cell[cell[ORDER] <= runs], "welch", one_sided) if min(a.size, b.size) < 2 or \
+            not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))) else two_groups(hyp, a, b, "welch", one_sided)
         if not isinstance(last, CellTest):
             continue
-        a, b = (data.loc[data["_group"] == g, hyp.metric].to_numpy(float) for g in labels)
         fraction = 1.0 if runs >= stop.max_runs else 2 / (1 / a.size + 1 / b.size) / stop.max_runs
         if looks and fraction <= looks[-1].fraction:
             continue  # no new successful run: nothing new to look at
