@@ -48,11 +48,11 @@ CELL_COLUMNS = [
     "id", "cell", "test", "verdict", "reason", "statistic", "df_num", "df", "p",
     "p_adj", "p_other_adj", "estimate", "estimate_pct", "estimate_ci_low", "estimate_ci_high", "diff",
     "diff_ci_low", "diff_ci_high", "conf", "effect_name", "effect_size", "effect_ci_low",
-    "effect_ci_high", "n_a", "n_b", "power", "summary", "note", "design", "look",
+    "effect_ci_high", "n_a", "n_b", "power", "summary", "note", "design", "look", "decision",
 ]
 
 
-TEXT_COLUMNS = ("test", "estimate", "effect_name", "note", "design")
+TEXT_COLUMNS = ("test", "estimate", "effect_name", "note", "design", "decision")
 POWER_MIN_N = 10  # runs a group from which the stated power is within ±5 points of the simulated one
 
 

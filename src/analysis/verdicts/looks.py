@@ -2,8 +2,9 @@
 
 Look k of a cell holds each group's runs numbered 1..n_k (column ``run``, the
 collector's repetition number; n_k from the claim's schedule). A look is
-complete once every group has made its run n_k, failed runs included, so
-the engine sees the looks the collector saw. The looks are replayed in
+complete once every compared level has made its runs 1..n_k, failed runs
+included and each number as often as the others (a block's runs are made in
+random order), so the engine sees the looks the collector saw. The looks are replayed in
 order; the cell stops at the first whose Welch statistic crosses its
 Lan–DeMets boundary, whose conditional power falls below ``futility``, or
 that reaches ``max_runs``. Its evidence is that look's, with the stage-wise p
@@ -29,7 +30,7 @@ from analysis.errors import HypothesisError
 from analysis.stats import sequential as seq
 from analysis.verdicts.cells import NAN, CellTest, Evidence, NoTest, _as_pct, per_cell, two_groups
 from analysis.verdicts.selection import split_cells
-from analysis.verdicts.spec import Hypothesis, Stop
+from analysis.verdicts.spec import Hypothesis, Stop, canon
 
 ORDER = "run"  # the collector's repetition number of a run within its cell
 SPENDING_NAMES = {"obf": "O'Brien-Fleming", "pocock": "Pocock"}
@@ -108,11 +109,10 @@ def _looks(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, stop: Stop,
     """The complete looks with a test and more information than the one before, and
     the evidence of the last look tried (why there is no usable look, when none is)."""
     labels = hyp.compare.labels()
-    done = min((made.loc[made["_group"] == g, ORDER].max() for g in labels), default=0)
-    done = 0 if pd.isna(done) else done
+    done = _complete_runs(hyp, made)
     looks: list[_Look] = []
     last: Evidence = NoTest(f"no complete look yet: {stop.min_runs} runs a group are needed for the first look, "
-                            f"{int(done)} made")
+                            f"runs 1..{done} made in every group")
     groups = [cell.loc[cell["_group"] == g, [ORDER, hyp.metric]].to_numpy(float) for g in labels]
     for number, runs in enumerate(stop.schedule(), 1):
         if done < runs:
@@ -127,6 +127,21 @@ def _looks(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, stop: Stop,
             continue  # no new successful run: nothing new to look at
         looks.append(_Look(number, a, b, last, min(fraction, 1.0)))
     return looks, last
+
+
+def _complete_runs(hyp: Hypothesis, made: pd.DataFrame) -> int:
+    """The largest n such that every compared level has made its runs 1..n (failed ones
+    included) equally often: runs of a look block are made in random order, so a
+    level can have run 3 before run 2, and a partly made block is not a look."""
+    level = made[hyp.compare.factor].map(canon)
+    complete = []
+    for wanted in hyp.compare.level_map():
+        numbers = made.loc[level == wanted, ORDER].astype(int).value_counts()
+        n = 0
+        while n + 1 in numbers.index and numbers[n + 1] == numbers[1]:
+            n += 1
+        complete.append(n)
+    return min(complete, default=0)
 
 
 @lru_cache(maxsize=256)
