@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.collect.plan import Plan, schedule
+import pytest
+
+from analysis.collect.plan import Plan, PlanError, schedule
 from analysis.collect.until_decided import UntilDecided, in_looks, look_points
 from analysis.verdicts import parse_hypotheses
 
@@ -56,3 +58,15 @@ def test_a_file_without_stop_claims_collects_as_planned(tmp_path):
                     "   compare: {factor: ip_version, levels: [4, 6]}}\n")
     assert UntilDecided.of(tmp_path, path) is None
     assert UntilDecided.of(tmp_path, None) is None
+
+
+def test_a_plan_with_fewer_runs_than_max_runs_is_refused(tmp_path):
+    path = tmp_path / "claims.yaml"
+    path.write_text("hypotheses:\n- {id: a, statement: s, metric: throughput_mbps, direction: different,\n"
+                    "   scope: {tool: netperf}, compare: {factor: ip_version, levels: [4, 6]},\n"
+                    "   stop: {min_runs: 2, look_every: 2, max_runs: 8}}\n")
+    looks = UntilDecided.of(tmp_path, path)
+    assert looks is not None
+    with pytest.raises(PlanError, match="max_runs 8 but block np makes 6 runs a cell; give it runs_per_cell: 8"):
+        looks.check(PLAN)
+    looks.check(PLAN.model_copy(update={"runs_per_cell": 8}))

@@ -92,6 +92,9 @@ class Collector:
         """Check the folder against the plan, register the hypothesis file; the runs still to do."""
         if self.hypotheses is not None:
             load_hypotheses(self.hypotheses)  # a claim the engine refuses fails now, before anything is made
+            self.until_decided = UntilDecided.of(self.out, self.hypotheses)
+            if self.until_decided:
+                self.until_decided.check(self.plan)
         plan_copy = self.out / COLLECT_DIR / "plan.yaml"
         if self.out.exists() and any(self.out.iterdir()):
             if not self.resume:
@@ -107,7 +110,6 @@ class Collector:
         if self.hypotheses is not None:  # before any testbed or run: the record must precede the data
             self.console.log(register(self.out, self.hypotheses), markup=False, highlight=False)
         pending = [r for r in schedule(self.plan) if r.path not in self.entries]
-        self.until_decided = UntilDecided.of(self.out, self.hypotheses)
         return in_looks(pending, self.until_decided.points) if self.until_decided else pending
 
     def _load_previous(self) -> None:

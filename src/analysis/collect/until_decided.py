@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from analysis.collect.plan import Run
+from analysis.collect.plan import Plan, PlanError, Run, cells
 from analysis.errors import NetreproError
 from analysis.verdicts.spec import Hypothesis, canon, load_hypotheses
 
@@ -85,6 +85,18 @@ class UntilDecided:
         hyps = load_hypotheses(hypotheses)
         points = look_points(hyps)
         return cls(out, hypotheses, hyps, points) if points else None
+
+    def check(self, plan: Plan) -> None:
+        """Refuse a plan that gives a cell of a ``stop:`` claim fewer runs than its max_runs:
+        its last look would never be complete."""
+        for block in plan.blocks:
+            reps = block.runs_per_cell or plan.runs_per_cell
+            for hyp in self.hyps:
+                if hyp.stop and reps < hyp.stop.max_runs and \
+                        any(_covers(hyp, cell | {"run": 1}) for cell in cells(plan, block)):
+                    raise PlanError(f"{self.hypotheses}: hypothesis {hyp.id}: stop: max_runs {hyp.stop.max_runs} "
+                                    f"but block {block.name} makes {reps} runs a cell; give it runs_per_cell: "
+                                    f"{hyp.stop.max_runs}")
 
     def wanted(self, r: Run, runs_made: int) -> bool:
         """Whether ``r`` is still needed; at the start of each block (and of a resumed
