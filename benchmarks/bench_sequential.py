@@ -2,7 +2,7 @@
 truth (about 12 minutes on 2 workers), the table printed and written into
 docs/statistics.md between the sequential markers.
 
-Exit status 1 when a sequential design's type I error exceeds α + 2 Monte
+Exit status 1 when a design's type I error exceeds α + 2 Monte
 Carlo SE, or any claim crashed.
 """
 
@@ -35,7 +35,7 @@ simulated campaigns, α = {S.ALPHA:g} two-sided (claims `different`, post hoc). 
 one cell, two groups of normal runs (SD {S.SD:g} % of the mean), every design judged on the same
 campaigns by `analysis.verdicts.evaluate`. `P(significant)` is the type I error under no effect and
 the power under an effect; `runs a group` is the mean number of runs a group the design used until
-it stopped, as % of the fixed design's {S.FIXED_RUNS}. {failed} sequential design(s) exceed α + {MC_SES} MC SE
+it stopped, as % of the fixed design's {S.FIXED_RUNS}. {failed} design(s) exceed α + {MC_SES} MC SE
 under no effect or crashed.
 
 {table}

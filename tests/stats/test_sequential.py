@@ -126,3 +126,17 @@ def test_conditional_power_under_the_current_trend():
     assert conditional_power(-3.0, 0.5, 1.96) > 0.9
     assert conditional_power(0.1, 0.8, 2.0) < 0.01
     assert conditional_power(2.1, 1.0, 2.0) == 1.0
+
+
+@pytest.mark.parametrize("spending", ["obf", "pocock"])
+def test_welch_t_at_four_runs_a_group_keeps_alpha(spending):
+    # the significance-level approach on Welch's t from 4 runs a group on: 20000 seeded
+    # null campaigns, rejection when a look's two-sided p is at most its nominal level
+    looks = [4, 8, 12, 16, 20]
+    design = boundaries([n / 20 for n in looks], 0.05, spending)
+    rng = np.random.default_rng(27)
+    a, b = rng.normal(size=(2, 20000, 20))
+    rejected = np.zeros(20000, bool)
+    for k, n in enumerate(looks):
+        rejected |= stats.ttest_ind(a[:, :n], b[:, :n], axis=1, equal_var=False).pvalue <= design.nominal(k)
+    assert rejected.mean() == pytest.approx(0.05, abs=3 * math.sqrt(0.05 * 0.95 / 20000))

@@ -130,3 +130,18 @@ def test_a_fixed_analysis_of_runs_collected_until_decided_is_labelled(tmp_path, 
     row = evaluate(runs(4.0), tmp_path / "fixed.yaml", other).table.iloc[0]
     assert row["design"].startswith("fixed, on runs collected until decided")
     assert evaluate(runs(4.0), tmp_path / "fixed.yaml").table.iloc[0]["design"] == "fixed"
+
+
+def test_the_engine_stops_where_the_boundary_rule_stops():
+    from scipy import stats
+
+    design = boundaries([0.2, 0.4, 0.6, 0.8, 1.0], 0.05, "pocock", sides=2)
+    spec = claim(direction="different", stop=STOP | {"spending": "pocock"})
+    for seed in range(40):
+        data = runs(0.8, seed=100 + seed)
+        row = evaluate(data, [spec]).table.iloc[0]
+        a, b = (data.loc[data["ip_version"] == v].sort_values("run")["tput"].to_numpy() for v in (4, 6))
+        crossed = [k + 1 for k, n in enumerate(range(4, 21, 4))
+                   if stats.ttest_ind(a[:n], b[:n], equal_var=False).pvalue <= design.nominal(k)]
+        assert row["look"] == (crossed[0] if crossed else 5)
+        assert (row["verdict"] == "supported") == bool(crossed)
