@@ -29,6 +29,7 @@ from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step, save_output
 from analysis.collect.testbed import Testbed, signal_name, signals_raise, workdir
+from analysis.collect.until_decided import UntilDecided, in_looks
 from analysis.verdicts.registration import register
 from analysis.verdicts.spec import load_hypotheses
 from analysis.yamlfiles import read_yaml
@@ -84,12 +85,16 @@ class Collector:
     started: float | None = None  # monotonic start of this session
     host: dict[str, Any] = field(default_factory=dict)
     interruptions: list[dict[str, Any]] = field(default_factory=list)  # each session a signal stopped: which, when
+    until_decided: UntilDecided | None = None  # registered claims with stop: (docs/statistics.md, "Collect until decided")
 
     # --- preparation ------------------------------------------------------
     def prepare(self) -> list[Run]:
         """Check the folder against the plan, register the hypothesis file; the runs still to do."""
         if self.hypotheses is not None:
             load_hypotheses(self.hypotheses)  # a claim the engine refuses fails now, before anything is made
+            self.until_decided = UntilDecided.of(self.out, self.hypotheses)
+            if self.until_decided:
+                self.until_decided.check(self.plan)
         plan_copy = self.out / COLLECT_DIR / "plan.yaml"
         if self.out.exists() and any(self.out.iterdir()):
             if not self.resume:
@@ -104,7 +109,8 @@ class Collector:
         _dump(self.plan.model_dump(mode="json"), plan_copy)
         if self.hypotheses is not None:  # before any testbed or run: the record must precede the data
             self.console.log(register(self.out, self.hypotheses), markup=False, highlight=False)
-        return [r for r in schedule(self.plan) if r.path not in self.entries]
+        pending = [r for r in schedule(self.plan) if r.path not in self.entries]
+        return in_looks(pending, self.until_decided.points) if self.until_decided else pending
 
     def _load_previous(self) -> None:
         path = self.out / MANIFEST_NAME
@@ -211,6 +217,9 @@ class Collector:
         with Progress(*columns, console=self.console) as bar:
             task = bar.add_task(self.plan.name, total=total, completed=total - len(pending))
             for r in pending:
+                if self.until_decided and not self.until_decided.wanted(r, len(self.entries)):
+                    bar.advance(task)  # its cell is decided: no open claim needs the run
+                    continue
                 entries = self._do(r)
                 self.entries.update((e["path"], e) for e in entries)
                 self.write_manifest()
@@ -220,6 +229,8 @@ class Collector:
                 elif not self.console.is_terminal and r.order % 25 == 0:  # a log file gets a heartbeat instead of a bar
                     bar.console.log(f"{self.plan.name}: {self.progress()['runs_done']}/{total} runs")
                 time.sleep(self.plan.pause_s)
+        if self.until_decided:
+            self.until_decided.look("after the last run")
 
     # --- one run ----------------------------------------------------------
     def _do(self, r: Run) -> list[dict[str, Any]]:

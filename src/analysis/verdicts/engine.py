@@ -28,6 +28,7 @@ from analysis.errors import HypothesisError
 from analysis.ingest.per_run import one_row_per_run
 from analysis.naming import is_clock_offset, unit_of
 from analysis.verdicts.cells import CellTest, Evidence, NoTest, interaction, per_cell, pooled
+from analysis.verdicts.looks import SequentialTest, sequential_cells, undecided_reason, with_design
 from analysis.verdicts.policy import assumption_checks, pick_test
 from analysis.verdicts.registration import POST_HOC, Registration
 from analysis.verdicts.rules import Verdict, aggregate, tested_verdict
@@ -41,17 +42,17 @@ HYPOTHESIS_COLUMNS = [
     "estimate", "estimate_pct", "estimate_ci_low", "estimate_ci_high",
     "diff", "diff_ci_low", "diff_ci_high", "conf",
     "effect_name", "effect_size", "effect_ci_low", "effect_ci_high",
-    "n", "cells_tested", "cells_failed", "summary", "assumptions",
+    "n", "cells_tested", "cells_failed", "summary", "assumptions", "design", "look",
 ]
 CELL_COLUMNS = [
     "id", "cell", "test", "verdict", "reason", "statistic", "df_num", "df", "p",
     "p_adj", "p_other_adj", "estimate", "estimate_pct", "estimate_ci_low", "estimate_ci_high", "diff",
     "diff_ci_low", "diff_ci_high", "conf", "effect_name", "effect_size", "effect_ci_low",
-    "effect_ci_high", "n_a", "n_b", "power", "summary", "note",
+    "effect_ci_high", "n_a", "n_b", "power", "summary", "note", "design", "look", "decision",
 ]
 
 
-TEXT_COLUMNS = ("test", "estimate", "effect_name", "note")
+TEXT_COLUMNS = ("test", "estimate", "effect_name", "note", "design", "decision")
 POWER_MIN_N = 10  # runs a group from which the stated power is within ±5 points of the simulated one
 
 
@@ -103,7 +104,9 @@ def evaluate(runs: pd.DataFrame, path_or_specs, registration: Registration = POS
     registered before the data existed (:func:`~analysis.verdicts.registration.registration_of`);
     only then is a directional claim tested one-sided."""
     runs = _one_row_per_run(runs)
-    claims = [_tested(hyp, runs, registration) for hyp in as_hypotheses(path_or_specs)]
+    hyps = as_hypotheses(path_or_specs)
+    families = _family_sizes(hyps, runs) if any(h.stop for h in hyps) else {}
+    claims = [_tested(hyp, runs, registration, families.get(hyp.id, 1)) for hyp in hyps]
     adjusted = _adjust(claims)
     rows, cells = [], []
     for claim in claims:
@@ -167,7 +170,19 @@ def _guarded(compute: Callable[[], Evidence]) -> Evidence:
             return NoTest(f"no test could be computed on these runs ({err})")
 
 
-def _tested(hyp: Hypothesis, runs: pd.DataFrame, registration: Registration) -> Claim:
+def _family_sizes(hyps: list[Hypothesis], runs: pd.DataFrame) -> dict[str, int]:
+    """Claim id -> cells in its family (the claim, or every claim of ``family: file``):
+    a sequential cell's boundaries spend α over that many (Bonferroni)."""
+    cells = {}
+    for hyp in hyps:
+        check_against(hyp, runs)
+        cells[hyp.id] = 1 if hyp.interaction or hyp.holds == "pooled" else \
+            max(1, len(split_cells(hyp, select(hyp, runs))))
+    in_file = sum(n for h in hyps if h.family == "file" for n in [cells[h.id]])
+    return {h.id: in_file if h.family == "file" else cells[h.id] for h in hyps}
+
+
+def _tested(hyp: Hypothesis, runs: pd.DataFrame, registration: Registration, family: int = 1) -> Claim:
     """Select the claim's runs and test every cell (p not yet adjusted)."""
     check_against(hyp, runs)
     data = select(hyp, runs)
@@ -178,6 +193,8 @@ def _tested(hyp: Hypothesis, runs: pd.DataFrame, registration: Registration) -> 
     cells: list[tuple[str, Evidence]]
     if hyp.interaction:
         cells = [("all", _guarded(lambda: interaction(hyp, data)))]
+    elif hyp.stop:
+        cells = sequential_cells(hyp, data, select(hyp, runs, successful_only=False), one_sided, family)
     elif hyp.per and hyp.holds == "pooled":
         cells = [(f"pooled over {hyp.per}", _guarded(lambda: pooled(hyp, data, one_sided)))]
     else:
@@ -214,10 +231,13 @@ def _judge(claim: Claim, name: str, ev: Evidence, p_adj: float, p_outside_adj: f
     if math.isnan(p_adj):
         none = NoTest(f"the test gave no p value ({ev.test})", n_a=ev.n_a, n_b=ev.n_b)
         return Judged(name, none, none.verdict, none.reason)
+    if isinstance(ev, SequentialTest) and ev.open:
+        return Judged(name, ev, Verdict.INCONCLUSIVE, undecided_reason(ev), p_adj, p_outside_adj,
+                      cell_summary(hyp, ev, p_adj, False, family))
     verdict = tested_verdict(hyp.direction, ev.direction(), p_adj, hyp.alpha, p_outside_adj)
     shown = p_outside_adj if verdict == Verdict.CONTRADICTED else p_adj
     planning = _planning(claim, ev, family)
-    return Judged(name, ev, verdict, _cell_reason(claim, ev, verdict, p_adj, p_outside_adj, planning), p_adj,
+    return Judged(name, ev, verdict, with_design(ev, _cell_reason(claim, ev, verdict, p_adj, p_outside_adj, planning)), p_adj,
                   p_outside_adj, cell_summary(hyp, ev, shown, verdict != Verdict.INCONCLUSIVE, family),
                   planning.power)
 
@@ -332,7 +352,17 @@ def _summarize(claim: Claim, judged: list[Judged], table: pd.DataFrame, registra
         "cells_tested": int(len(tested)),
         "cells_failed": "; ".join(f"{j.name}: {j.verdict} ({j.reason})" for j in failed),
         "assumptions": claim.assumptions,
+        "design": row["design"] or _fixed_design(hyp, registration), "look": row["look"],
     }
+
+
+def _fixed_design(hyp: Hypothesis, registration: Registration) -> str:
+    """A fixed-design claim's label: plainly 'fixed', or a warning when its runs were
+    collected until decided, whose number depends on the data (the fixed p and CI overstate the evidence)."""
+    if registration.collected_until_decided:
+        return ("fixed, on runs collected until decided: this fixed-design p and CI ignore the looks "
+                "and overstate the evidence; give the claim the registered stop:")
+    return "fixed"
 
 
 def _assumptions(hyp: Hypothesis, checks: list, skipped: str, tests: set[str], one_sided: bool,

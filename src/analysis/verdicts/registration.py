@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from dataclasses import replace as _replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -45,6 +46,7 @@ class Registration:
 
     registered: bool
     note: str
+    collected_until_decided: bool = False  # the registered claims carry stop: the number of runs depends on the data
 
     @property
     def label(self) -> str:
@@ -141,6 +143,20 @@ def registration_of(campaign_dir: Path, hypotheses: Path) -> Registration:
     entry = read_record(campaign_dir)
     if entry is None:
         return Registration(False, "post hoc: no registration in the collect record")
+    return _replace(_registration_of(campaign_dir, hypotheses, entry), collected_until_decided=_until_decided(entry))
+
+
+def _until_decided(entry: RegisteredFile) -> bool:
+    """Whether the registered file (still as registered) has claims with ``stop:``, by
+    which the collector stopped cells: then every claim on the campaign is judged on
+    runs whose number the data chose. Unknown (False) when the file is gone or changed."""
+    path = Path(entry.path)
+    if not path.is_file() or file_sha256(path) != entry.sha256:
+        return False
+    return any(h.stop is not None for h in load_hypotheses(path))
+
+
+def _registration_of(campaign_dir: Path, hypotheses: Path, entry: RegisteredFile) -> Registration:
     now = file_sha256(hypotheses)
     if now != entry.sha256:
         return Registration(False, f"post hoc: the file changed since it was registered "

@@ -7,15 +7,16 @@ import pandas as pd
 from analysis.verdicts.spec import Hypothesis, canon
 
 
-def select(hyp: Hypothesis, runs: pd.DataFrame) -> pd.DataFrame:
-    """Successful runs in scope, with the compared group as column '_group'."""
-    data = runs[runs["status"] == "ok"] if "status" in runs.columns else runs
+def select(hyp: Hypothesis, runs: pd.DataFrame, successful_only: bool = True) -> pd.DataFrame:
+    """Successful runs in scope, with the compared group as column '_group'
+    (every run in scope, failed ones too, with ``successful_only=False``: which were made)."""
+    data = runs[runs["status"] == "ok"] if "status" in runs.columns and successful_only else runs
     for factor, value in hyp.scope.items():
         values = {canon(v) for v in (value if isinstance(value, list) else [value])}
         data = data[data[factor].map(canon).isin(values)]
     mapping = hyp.compare.level_map()
     group = data[hyp.compare.factor].map(lambda v: mapping.get(canon(v)))
-    return data.assign(_group=group).dropna(subset=["_group", hyp.metric])
+    return data.assign(_group=group).dropna(subset=["_group", hyp.metric] if successful_only else ["_group"])
 
 
 def _numeric_first(label: str):

@@ -66,6 +66,34 @@ class Compare(BaseModel):
         return [v for vals in (self.groups or {}).values() for v in vals]
 
 
+class Stop(BaseModel):
+    """Collect until decided: look after every ``look_every`` runs a group (from
+    ``min_runs`` on, at most ``max_runs``) and stop a cell once its answer is
+    known; α is spent over the looks by ``spending`` (docs/statistics.md,
+    "Collect until decided"). ``futility``: stop a cell whose conditional power
+    under the current trend falls below it (non-binding; none by default)."""
+
+    model_config = ConfigDict(extra="forbid")
+    when: Literal["decided"] = "decided"
+    min_runs: int = Field(ge=2)
+    max_runs: int = Field(ge=2)
+    look_every: int = Field(ge=1)
+    spending: Literal["obf", "pocock"] = "obf"
+    alpha: float | None = Field(default=None, gt=0, lt=1)
+    futility: float | None = Field(default=None, gt=0, lt=1)
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        if self.max_runs < self.min_runs:
+            raise ValueError(f"stop: max_runs {self.max_runs} is below min_runs {self.min_runs}")
+        return self
+
+    def schedule(self) -> list[int]:
+        """Runs per group at each planned look; the last is max_runs."""
+        looks = list(range(self.min_runs, self.max_runs, self.look_every))
+        return looks + [self.max_runs]
+
+
 class Hypothesis(BaseModel):
     """One claim on a campaign.  ``direction`` reads: first level/group <direction> second."""
 
@@ -87,6 +115,7 @@ class Hypothesis(BaseModel):
     correction: Literal["holm", "bh", "bonferroni", "none"] = "holm"
     family: Literal["claim", "file"] = "claim"
     min_effect_pct: float = Field(default=5.0, gt=0)
+    stop: Stop | None = None
     _origin: str = PrivateAttr(default="")  # "FILE:LINE" of a hypothesis read from a file
     _key_lines: dict = PrivateAttr(default_factory=dict)  # key -> its line in that file
 
@@ -114,7 +143,18 @@ class Hypothesis(BaseModel):
             raise ValueError("an equivalence claim is tested in each cell (holds: all or any), not pooled")
         if self.interaction and self.per:
             raise ValueError("give 'per' or 'interaction', not both")
+        if self.stop is not None:
+            self._sequential_ok(self.stop)
         return self
+
+    def _sequential_ok(self, stop: Stop) -> None:
+        """A sequential design is computed for Welch's t of two groups per cell (TOST for equivalence)."""
+        if stop.alpha is not None and stop.alpha != self.alpha:
+            raise ValueError(f"stop: alpha {stop.alpha:g} differs from the claim's alpha {self.alpha:g}; give it once")
+        if self.test == "mann-whitney" or self.interaction or self.holds == "pooled" \
+                or len(self.compare.labels()) != 2:
+            raise ValueError("stop: collecting until decided is designed for Welch's t on two groups in each cell "
+                             "(not a rank test, an interaction, a pooled model or more than two groups)")
 
 
 def parse_hypotheses(specs: Iterable[Mapping], defaults: Mapping | None = None,
