@@ -26,6 +26,7 @@ import yaml
 
 from analysis.collect.plan import Plan, PlanError, Run, cells
 from analysis.errors import NetreproError
+from analysis.yamlfiles import read_yaml
 from analysis.verdicts.spec import Hypothesis, canon, load_hypotheses
 
 RECORD = Path("collect") / "looks.yaml"
@@ -153,7 +154,7 @@ class UntilDecided:
     def _record(self, entry: dict[str, Any]) -> None:
         """Append the look to collect/looks.yaml, whole or not at all."""
         path = self.out / RECORD
-        looks = (yaml.safe_load(path.read_text()) or {}).get("looks", []) if path.is_file() else []
+        looks = (read_yaml(path, NetreproError) or {}).get("looks", []) if path.is_file() else []
         tmp = path.with_suffix(".tmp")
         with tmp.open("w", encoding="utf-8") as fh:
             fh.write("# Every look of a collection until decided (docs/statistics.md, \"Collect until decided\")\n")
