@@ -126,12 +126,15 @@ def test_two_kernels_campaign_carries_each_kernel_as_os_version(tmp_path):
         facts = beds[topology]["hosts"][f"{topology}-snd"]
         assert facts["kernel"] == releases[topology] and facts["uml"]["suite"] == suite
         assert facts["cpu_count"] >= 1 and facts["congestion_control"]
+        assert 0 < facts["uml"]["mem_total_kib"] <= facts["uml"]["mem_mb"] * 1024
         assert facts["sysctls"]["net.ipv4.tcp_rmem"] and facts["interface"] == "vec0"
         assert facts["offloads"]["generic-segmentation-offload"] in ("on", "off")
         assert beds[topology]["clock"]["sync"]["source"].startswith("User-mode Linux guests keep the host's clock")
         at_end = beds[topology]["guests_at_end"]
         assert all(g["link_counters"]["rx"]["packets"] > 0 for g in at_end.values())
     assert "User-mode Linux" in manifest.campaign.notes
+    assert all(isinstance(e.meta["guest_network_errors"], int) and e.meta["guest_network_errors"] >= 0
+               for e in manifest.files.table)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from analysis.collect.campaign import dry_run_lines
-from analysis.collect.plan import Plan, expected_seconds, schedule
+from analysis.collect.plan import Plan, expected_seconds, load_plan, schedule
 from analysis.collect.uml import Guest, UmlError, find_kernel, Kernel
 
 
@@ -79,3 +79,12 @@ def test_guest_command_line_and_init(tmp_path):
     assert init.index("ipv6.ko") < init.index("mount -t tmpfs -o mode=1777 tmpfs /tmp")  # modules first, then /tmp
     assert "ip addr add 198.18.0.2/24 dev vec0" in init and "ip -6 addr add 2001:2::2/64 dev vec0 nodad" in init
     assert init.rstrip().endswith("halt -f")
+
+
+def test_the_shipped_uml_plan_validates():
+    plan = load_plan(Path(__file__).resolve().parents[2] / "plans" / "uml-kernels.yaml")
+    assert {t.kind for t in plan.testbeds.values()} == {"uml"}
+    assert {t.kernel for t in plan.testbeds.values()} == {"bookworm", "bullseye"}
+    runs = schedule(plan)
+    assert len(runs) == 2 * 2 * 2 * 3 * 4  # tools x kernels x IP versions x sizes x runs
+    assert expected_seconds(plan, runs) < 900

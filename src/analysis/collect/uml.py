@@ -40,8 +40,8 @@ from analysis.collect.hosts import HostsTestbed
 from analysis.collect.plan import HostSpec, TestbedSpec
 from analysis.collect.readiness import Endpoint, NamespaceProbe
 from analysis.collect.scratch import make_scratch
-from analysis.collect.ssh import HostError, _die_with_collector
-from analysis.collect.testbed import TestbedError, _owner_path, _remove_namespace, _write_owner, sh
+from analysis.collect.ssh import HostError, die_with_collector
+from analysis.collect.testbed import TestbedError, owner_path, remove_namespace, write_owner, sh
 
 KERNELS_DIR = Path(os.environ.get("NETREPRO_UML_DIR", "/var/cache/netrepro/uml"))
 BOOT_S = 60.0  # a guest's boot until its sshd answers (about 3 s when the host is idle)
@@ -200,7 +200,7 @@ class Guest:
         """Start the kernel; it gets SIGTERM should the collector die (even by SIGKILL)."""
         with open(self.console, "ab") as log:
             self.proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, preexec_fn=_die_with_collector)
+                                         start_new_session=True, preexec_fn=die_with_collector)
 
     def wait_ready(self, deadline: float) -> None:
         """Until its sshd accepts TCP connections on the link (probed from the testbed's namespace)."""
@@ -265,7 +265,7 @@ class UmlTestbed(HostsTestbed):
     def build(self) -> None:
         assert self.uml is not None and self.prefix is not None
         kernels = {role: find_kernel(suite) for role, suite in self.uml.kernels().items()}
-        _write_owner(self.prefix)
+        write_owner(self.prefix)
         self.scratch_dir = make_scratch(f"netrepro-{self.prefix}-")
         self._link()
         user_key = self.scratch_dir / "user_ed25519"
@@ -286,7 +286,8 @@ class UmlTestbed(HostsTestbed):
         self.plan_hosts = {str(getattr(self.spec, role)): self._host_spec(g, user_key) for role, g in self.guests.items()}
         super().build()
         for role, guest in self.guests.items():
-            self._guest_facts(self.host_facts[str(getattr(self.spec, role))], guest)
+            name = str(getattr(self.spec, role))
+            self._guest_facts(self.host_facts[name], guest, self._memory_kib(name))
 
     def _link(self) -> None:
         """The namespace, its bridge (the collector's end of the link) and one tap per guest."""
@@ -313,7 +314,12 @@ class UmlTestbed(HostsTestbed):
                         proxy_command=["ip", "netns", "exec", self.ns, "nc", "%h", "%p"],
                         roles=[guest.role], ipv4=guest.ipv4, ipv6=guest.ipv6, connect_timeout_s=20)
 
-    def _guest_facts(self, facts: dict[str, Any], guest: Guest) -> None:
+    def _memory_kib(self, host: str) -> int | None:
+        """The memory the guest's kernel has (MemTotal): less than mem= by what the kernel keeps."""
+        said = self.hosts[host].run("grep -m 1 '^MemTotal:' /proc/meminfo", check=False).out.decode(errors="replace").split()
+        return int(said[1]) if len(said) >= 2 and said[1].isdigit() else None
+
+    def _guest_facts(self, facts: dict[str, Any], guest: Guest, mem_total_kib: int | None) -> None:
         """The kernel is what this testbed varies: it becomes the OS (the
         userland, seen through hostfs, is this host's and says so)."""
         userland = facts.get("distribution")
@@ -322,7 +328,7 @@ class UmlTestbed(HostsTestbed):
         facts["os_version"] = facts.get("kernel") or guest.kernel.release
         facts["distribution"] = f"User-mode Linux {facts['os_version']} (Debian {guest.kernel.suite} user-mode-linux {guest.kernel.package_version})"
         facts["uml"] = {"suite": guest.kernel.suite, "package_version": guest.kernel.package_version,
-                        "binary": str(guest.kernel.binary), "mem_mb": guest.mem_mb,
+                        "binary": str(guest.kernel.binary), "mem_mb": guest.mem_mb, "mem_total_kib": mem_total_kib,
                         "console": guest.console_facts()}
 
     def remove_stale(self, earlier: dict[str, Any]) -> list[str]:
@@ -335,12 +341,16 @@ class UmlTestbed(HostsTestbed):
             for guest in self.guests.values():
                 guest.stop()
             for ns in self.created_ns:
-                _remove_namespace(ns)  # kills whatever of ours still runs there, and its taps and bridge go with it
+                remove_namespace(ns)  # kills whatever of ours still runs there, and its taps and bridge go with it
             self.created_ns.clear()
             if self.prefix is not None:
-                _owner_path(self.prefix).unlink(missing_ok=True)
+                owner_path(self.prefix).unlink(missing_ok=True)
             if self.scratch_dir is not None:
                 shutil.rmtree(self.scratch_dir, ignore_errors=True)
+
+    def console_errors(self) -> int:
+        """Network errors both guests' kernels have logged so far (read from their console logs here)."""
+        return sum(int(g.console_facts()["network_errors"]) for g in self.guests.values())
 
     def guest_report(self) -> dict[str, Any]:
         """Per guest at the campaign's end: what its console said (vector_rx
