@@ -243,7 +243,7 @@ class Collector:
         while True:
             attempts += 1
             before, t0 = cpu_sample(), time.time()
-            guest_errors = bed.console_errors() if isinstance(bed, UmlTestbed) else 0
+            guest_said = bed.console_counts() if isinstance(bed, UmlTestbed) else {}
             outcome = self._measure(r, self.plan.duration_of(r), tag=f"run{r.order}")
             cpu = cpu_percent(before, cpu_sample())
             if outcome.status == "ok" or attempts > self.plan.retries:
@@ -266,8 +266,8 @@ class Collector:
             "payload_bytes": payload_bytes(r.levels),
             "stack_effective": " ".join(f"{k}={effective.get(k)}" for k in profile) or None,
         }
-        if isinstance(bed, UmlTestbed):  # frames a guest's driver dropped during the run (vector_rx errors on its console)
-            meta["guest_network_errors"] = bed.console_errors() - guest_errors
+        if isinstance(bed, UmlTestbed):  # what the guests' virtual NICs logged during the run (uml.Guest.console_facts)
+            meta |= {f"guest_{k}": n - guest_said[k] for k, n in bed.console_counts().items()}
         if remote:
             meta |= {"command_hosts": " ".join(str(x.host) for x in outcome.results), "sender_cpu_pct": main.cpu_pct,
                      "output_sha256": main.sha256}

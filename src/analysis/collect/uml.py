@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -51,6 +52,7 @@ BRIDGE_ADDRESSES = ("198.18.0.254", "2001:2::fe")  # the collector's end of the 
 ROLES = {"sender": "snd", "receiver": "rcv"}
 CLOCK = "User-mode Linux guests keep the host's clock: sender and receiver share it"
 NEEDS = ("ip", "nc", "ssh", "ssh-keygen", "/usr/sbin/sshd", "insmod")
+_VECTOR_RX = re.compile(r"vector_rx: error\((-?\d+)\)")
 INSTALL_HINT = "scripts/install-uml.sh fetches the pinned kernels; scripts/install-system.sh installs the rest"
 
 
@@ -236,11 +238,19 @@ class Guest:
         self.proc = None
 
     def console_facts(self) -> dict[str, Any]:
-        """What the kernel said on its console: its own version line and network errors (e.g. vector_rx)."""
+        """What the kernel said on its console: its version line and its
+        virtual NIC's receive messages. ``vector_rx: error(N)`` with N > 0 is
+        the length of a frame still queued when the receive loop hit its
+        iteration budget (it is read on the next poll: not a drop); N < 0 is
+        a failed read. The kernel rate-limits both (net_ratelimit: 10 per
+        5 s), so the counts are lower bounds."""
         text = self.console.read_text(errors="replace") if self.console.is_file() else ""
-        errors = [l.strip() for l in text.splitlines() if "vector" in l and "error" in l.lower()]
+        said = [(int(m.group(1)), line.strip()) for line in text.splitlines() if (m := _VECTOR_RX.search(line))]
+        busy = [line for n, line in said if n > 0]
+        failed = [line for n, line in said if n < 0]
         version = next((l.strip() for l in text.splitlines() if l.startswith("Linux version")), None)
-        return {"version_line": version, "network_errors": len(errors), "first_network_error": errors[0] if errors else None}
+        return {"version_line": version, "rx_budget_messages": len(busy), "rx_errors": len(failed),
+                "first_rx_error": failed[0] if failed else None}
 
 
 @dataclass
@@ -348,13 +358,14 @@ class UmlTestbed(HostsTestbed):
             if self.scratch_dir is not None:
                 shutil.rmtree(self.scratch_dir, ignore_errors=True)
 
-    def console_errors(self) -> int:
-        """Network errors both guests' kernels have logged so far (read from their console logs here)."""
-        return sum(int(g.console_facts()["network_errors"]) for g in self.guests.values())
+    def console_counts(self) -> dict[str, int]:
+        """Receive messages both guests' kernels have logged so far (from their console logs, read here)."""
+        facts = [g.console_facts() for g in self.guests.values()]
+        return {k: sum(int(f[k]) for f in facts) for k in ("rx_errors", "rx_budget_messages")}
 
     def guest_report(self) -> dict[str, Any]:
-        """Per guest at the campaign's end: what its console said (vector_rx
-        errors mean frames the guest's driver dropped) and its link counters."""
+        """Per guest at the campaign's end: what its console said (see
+        :meth:`Guest.console_facts`) and its link counters (errors, drops)."""
         out = {}
         for role, guest in self.guests.items():
             host = self.hosts.get(str(getattr(self.spec, role)))
