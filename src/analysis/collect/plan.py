@@ -283,7 +283,6 @@ class TestbedSpec(_Strict):
             raise ValueError(f"offloads: unknown feature {bad[0]!r}; known: {', '.join(OFFLOADS)}")
         return self
 
-
     def _check_uml(self) -> None:
         guest = ("kernel", "receiver_kernel", "guest_mem_mb")
         if self.kind != "uml":
