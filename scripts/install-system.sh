@@ -9,8 +9,9 @@ set -euo pipefail
 # and `make pdf` prints it with chromium; poppler-utils (pdfinfo, pdftotext) checks the PDFs.
 # openssh-client drives lab hosts (netrepro collect, kind: hosts); openssh-server and
 # netcat-openbsd are for the live SSH tests, which run sshd inside test namespaces.
+# kmod: insmod, which User-mode Linux guests use to load their own IPv6 module (kind: uml).
 packages=(netperf iperf iperf3 d-itg iproute2 procps ethtool chromium chromium-driver poppler-utils
-          openssh-client openssh-server netcat-openbsd)
+          openssh-client openssh-server netcat-openbsd kmod)
 # Debian's own python3 needs python3-venv before `python3 -m venv` works.
 python3 -c "import ensurepip, venv" 2>/dev/null || packages+=(python3-venv python3-pip)
 
@@ -18,7 +19,16 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+here=$(cd "$(dirname "$0")" && pwd)
+uml() {
+  # The guest kernels of `kind: uml` testbeds: Debian's user-mode-linux of pinned suites, in a cache.
+  if [ "$(id -u)" -eq 0 ] || [ -w "${NETREPRO_UML_DIR:-/var/cache/netrepro/uml}" ]; then
+    bash "$here/install-uml.sh"
+  else
+    echo "install-system: skipping the User-mode Linux kernels (not root): run scripts/install-uml.sh as root" >&2
+  fi
+}
+[ ${#missing[@]} -eq 0 ] && { uml; exit 0; }
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-system: need root to install: ${missing[*]} (run as root or install them yourself)" >&2
@@ -52,3 +62,4 @@ echo "install-system: installing Debian packages: ${missing[*]} (first run: a fe
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+uml

@@ -29,6 +29,7 @@ from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step, save_output
 from analysis.collect.testbed import Testbed, signal_name, signals_raise, workdir
+from analysis.collect.uml import ADDRESSES as UML_ADDRESSES, UmlTestbed
 from analysis.collect.until_decided import UntilDecided, in_looks
 from analysis.verdicts.registration import register
 from analysis.verdicts.spec import load_hypotheses
@@ -42,6 +43,11 @@ HOSTS_NOTE = ("On lab hosts (testbeds of kind hosts) meta sender_cpu_pct is the 
               "received them (meta command_hosts: which host ran each), and meta output_sha256 the checksum the host "
               "computed of the output the collector copied back.")
 OS_FACTORS = ("os", "os_version", "receiver_os", "receiver_os_version")
+UML_NOTE = ("On User-mode Linux testbeds (kind uml) each node is a kernel booted as a process of this host: os_version is "
+            "the guest kernel's release, the measurement is that kernel's own TCP/IP stack with its defaults (its congestion "
+            "control, buffers and its virtual NIC's offloads, in the host facts), not hardware drivers; UML's timer and I/O "
+            "emulation add overhead, so absolute rates are lower than on hardware and only the comparison between kernels "
+            "on this one host is meant. The guests' userland is this host's (hostfs, read-only).")
 
 
 def _iso(t: float) -> str:
@@ -151,7 +157,7 @@ class Collector:
             if name not in needed:
                 continue
             spec = self.plan.testbeds[name]
-            if spec.kind == "hosts":
+            if spec.kind in ("hosts", "uml"):
                 self._bring_up_hosts(stack, name, pending)
                 continue
             bed = self.testbeds[name] = stack.enter_context(Testbed(name, spec))
@@ -165,11 +171,15 @@ class Collector:
             self.console.log(f"testbed {name}: {bed.spec.kind}" + (f", namespaces {', '.join(bed.namespaces)}" if bed.namespaces else ""))
 
     def _bring_up_hosts(self, stack: contextlib.ExitStack, name: str, pending: list[Run]) -> None:
-        """Connect to a lab testbed's hosts, check their tools, record their facts."""
+        """Connect to a lab testbed's hosts (a uml testbed's: after booting
+        them), check their tools, record their facts."""
         runs = [r for r in pending if self.plan.testbed_of(r.levels) == name]
         tools = {r.tool for r in runs}
-        bed = HostsTestbed(name, self.plan.testbeds[name], self.plan.hosts, tools)
+        spec = self.plan.testbeds[name]
+        bed = UmlTestbed.of(name, spec, tools) if spec.kind == "uml" else HostsTestbed(name, spec, self.plan.hosts, tools)
         self.testbeds[name] = stack.enter_context(bed)
+        if isinstance(bed, UmlTestbed):  # runs before the guests stop: what their consoles said during the campaign
+            stack.callback(lambda: self.facts[name].update(guests_at_end=bed.guest_report()))
         for stale in bed.remove_stale(self.facts.get(name, {}).get("hosts", {})):
             self.console.log(f"removed the scratch folder an earlier session left: {stale}")
         servers = RemoteServerSet(bed.receiver, bed.spec.ports, self.out / COLLECT_DIR / "servers")
@@ -244,6 +254,7 @@ class Collector:
         while True:
             attempts += 1
             before, t0 = cpu_sample(), time.time()
+            guest_said = bed.console_counts() if isinstance(bed, UmlTestbed) else {}
             outcome = self._measure(r, self.plan.duration_of(r), tag=f"run{r.order}")
             cpu = cpu_percent(before, cpu_sample())
             if outcome.status == "ok" or attempts > self.plan.retries:
@@ -266,6 +277,8 @@ class Collector:
             "payload_bytes": payload_bytes(r.levels),
             "stack_effective": " ".join(f"{k}={effective.get(k)}" for k in profile) or None,
         }
+        if isinstance(bed, UmlTestbed):  # what the guests' virtual NICs logged during the run (uml.Guest.console_facts)
+            meta |= {f"guest_{k}": n - guest_said[k] for k, n in bed.console_counts().items()}
         if remote:
             meta |= {"command_hosts": " ".join(str(x.host) for x in outcome.results), "sender_cpu_pct": main.cpu_pct,
                      "output_sha256": main.sha256}
@@ -433,11 +446,11 @@ class Collector:
         testbeds) and the lab hosts, each with a one-line label."""
         kinds = {t.kind for t in self.plan.testbeds.values()}
         out: list[tuple[str, dict[str, Any]]] = []
-        if kinds - {"hosts"}:
+        if kinds - {"hosts", "uml"}:
             out.append((self.host["hostname"] + " (every testbed node is a namespace on this one host)", self.host))
         seen = set()
         for name, spec in self.plan.testbeds.items():
-            if spec.kind != "hosts":
+            if spec.kind not in ("hosts", "uml"):
                 continue
             for host, facts in self.facts.get(name, {}).get("hosts", {}).items():
                 if host in seen:
@@ -452,7 +465,8 @@ class Collector:
 
     def _notes(self) -> str:
         kinds = {t.kind for t in self.plan.testbeds.values()}
-        return " ".join(note for note, wanted in ((CPU_NOTE, bool(kinds - {"hosts"})), (HOSTS_NOTE, "hosts" in kinds)) if wanted)
+        notes = ((CPU_NOTE, bool(kinds - {"hosts", "uml"})), (HOSTS_NOTE, bool(kinds & {"hosts", "uml"})), (UML_NOTE, "uml" in kinds))
+        return " ".join(note for note, wanted in notes if wanted)
 
     def _block_overrides(self) -> str:
         said = [f"{b.name}: " + ", ".join(x for x in (f"{b.duration_s:g} s" if b.duration_s else "",
@@ -464,6 +478,10 @@ class Collector:
     def _describe(spec: Any) -> str:
         if spec.kind == "loopback":
             return "loopback (127.0.0.1, ::1) on one host"
+        if spec.kind == "uml":
+            kernels = spec.kernels()
+            return (f"two User-mode Linux guests on one link (tap devices bridged in a namespace), sender kernel {kernels['sender']}, "
+                    f"receiver kernel {kernels['receiver']}, {spec.guest_mem_mb} MiB each, MTU {spec.mtu}")
         if spec.kind == "hosts":
             path = " - ".join([spec.sender, *spec.routers, spec.receiver])
             return f"lab hosts over SSH: {path} (clients on {spec.sender}, servers on {spec.receiver})"
@@ -526,6 +544,14 @@ def dry_run_lines(plan: Plan, limit: int | None = None) -> Iterator[str]:
         spec = plan.testbeds[plan.testbed_of(r.levels)]
         version = int(r.levels.get("ip_version", 4))
         yield f"{r.order:5d}  {r.path}"
+        if spec.kind == "uml":
+            address = dict(zip((4, 6), UML_ADDRESSES["receiver"]))[version]
+            steps = client_steps(r.levels, address, None, spec.ports, plan.duration_of(r), plan.options,
+                                 PurePosixPath("<sender-scratch>"), f"run{r.order}", plan.timeout_s,
+                                 recv_scratch=PurePosixPath("<receiver-scratch>"))
+            for s in steps:
+                yield f"         {s.where} guest (kernel {spec.kernels()[s.where]}): " + dialect("posix").command_line(s.argv)
+            continue
         if spec.kind == "hosts":
             hosts = {"sender": plan.hosts[str(spec.sender)], "receiver": plan.hosts[str(spec.receiver)]}
             steps = client_steps(r.levels, str(hosts["receiver"].test_address(version)), None, spec.ports, plan.duration_of(r),

@@ -41,6 +41,7 @@ def collect_command(
     from analysis.collect.plan import load_plan
     from analysis.verdicts.registration import file_sha256
     from analysis.verdicts.spec import load_hypotheses
+    from analysis.collect.uml import uml_unavailable
 
     parsed = load_plan(plan)
 
@@ -53,10 +54,14 @@ def collect_command(
             print(f"{hypotheses}: valid; a collection would register it (sha256 {file_sha256(hypotheses)}) before the first run")
         return
     out = out or raw_dir() / parsed.name
-    needs_netns = any(t.kind in ("p2p", "routed") for t in parsed.testbeds.values())
+    needs_netns = any(t.kind in ("p2p", "routed", "uml") for t in parsed.testbeds.values())
     why = netns_available() if needs_netns else None
     if why:
         raise TestbedError(f"this plan needs network namespaces: {why}")
+    suites = sorted({k for t in parsed.testbeds.values() if t.kind == "uml" for k in t.kernels().values()})
+    why = uml_unavailable(suites) if suites else None
+    if why:
+        raise TestbedError(f"this plan boots User-mode Linux guests: {why}")
     try:
         progress = Collector(parsed, out, resume=resume, hypotheses=hypotheses).run()
     except KeyboardInterrupt as exc:

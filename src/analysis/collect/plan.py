@@ -226,7 +226,7 @@ class HostSpec(_Strict):
 
 class TestbedSpec(_Strict):
     __test__ = False  # not a pytest class, despite the name
-    kind: Literal["loopback", "p2p", "routed", "hosts"]
+    kind: Literal["loopback", "p2p", "routed", "hosts", "uml"]
     mtu: int | list[int] = Field(1500, description="one MTU for every link, or one per link (routed: 3)")
     rate: str | None = Field(None, description="egress rate limit per link end, tc units: 100mbit, 1gbit")
     shaper: Literal["tbf", "htb"] = "tbf"
@@ -238,10 +238,15 @@ class TestbedSpec(_Strict):
     routers: list[str] = Field(default_factory=list, description="hosts: routers in between (facts only; nothing runs there)")
     clock_sync: str | None = Field(None, description="hosts: how sender and receiver clocks are synchronised, if the hosts cannot tell")
     owd_without_clock_sync: bool = Field(False, description="hosts: collect one-way delays although no clock sync is recorded")
+    # kind: uml -- two User-mode Linux guests (sender, receiver) on one link; the kernel is the OS factor
+    kernel: str | None = Field(None, description="uml: the sender's kernel, a Debian suite whose user-mode-linux "
+                               "scripts/install-uml.sh fetched (bookworm, bullseye)")
+    receiver_kernel: str | None = Field(None, description="uml: the receiver's kernel (default: the sender's)")
+    guest_mem_mb: int = Field(256, ge=64, le=4096, description="uml: memory given to each guest")
 
     @property
     def links(self) -> int:
-        return {"loopback": 0, "p2p": 1, "routed": 3, "hosts": 0}[self.kind]
+        return {"loopback": 0, "p2p": 1, "routed": 3, "hosts": 0, "uml": 1}[self.kind]
 
     def link_mtus(self) -> list[int]:
         return list(self.mtu) if isinstance(self.mtu, list) else [self.mtu] * self.links
@@ -265,6 +270,7 @@ class TestbedSpec(_Strict):
                                  "the collector records them as host facts instead")
         elif lab_keys := [k for k in lab if getattr(self, k) != _DEFAULTS[k]]:
             raise ValueError(f"{', '.join(lab_keys)}: only for kind hosts")
+        self._check_uml()
         if self.kind == "loopback" and (self.rate or self.offloads or self.mtu != 1500):
             raise ValueError("loopback: rate, offloads and mtu would change the host's own lo; use p2p or routed")
         if self.rate is not None:
@@ -276,6 +282,26 @@ class TestbedSpec(_Strict):
         if bad:
             raise ValueError(f"offloads: unknown feature {bad[0]!r}; known: {', '.join(OFFLOADS)}")
         return self
+
+    def _check_uml(self) -> None:
+        guest = ("kernel", "receiver_kernel", "guest_mem_mb")
+        if self.kind != "uml":
+            if keys := [k for k in guest if getattr(self, k) != _DEFAULTS[k]]:
+                raise ValueError(f"{', '.join(keys)}: only for kind uml")
+            return
+        if self.kernel is None:
+            raise ValueError("uml: name the guests' kernel (kernel: bookworm), a suite scripts/install-uml.sh fetches")
+        for k in (self.kernel, self.receiver_kernel):
+            if k is not None:
+                _safe(k, "kernel")
+        if changes := [k for k in ("rate", "offloads", "shaper") if getattr(self, k) != _DEFAULTS[k]]:
+            raise ValueError(f"uml: {', '.join(changes)} is not supported on User-mode Linux guests "
+                             "(the guests run their kernels' defaults); use p2p for shaping")
+
+    def kernels(self) -> dict[str, str]:
+        """uml: the kernel of each guest, by role."""
+        assert self.kernel is not None
+        return {"sender": self.kernel, "receiver": self.receiver_kernel or self.kernel}
 
 
 _DEFAULTS = {name: f.get_default(call_default_factory=True) for name, f in TestbedSpec.model_fields.items()}
@@ -456,6 +482,11 @@ class Plan(_Strict):
                     if receiver.test_address(version) is None:
                         raise ValueError(f"block {b.name}: testbed {t} needs an IPv{version} address for {bed.receiver}: "
                                          f"set hosts.{bed.receiver}.ipv{version}")
+        if "uml" in kinds:
+            touching = [s for s in stacks if self.stack_profiles[s]]
+            if touching or "mtu_bytes" in b.factors:
+                raise ValueError(f"block {b.name}: User-mode Linux guests run their kernel's own defaults here; "
+                                 "a stack profile or an MTU factor is not supported on kind uml")
         if "loopback" in kinds:
             touching = [s for s in stacks if self.stack_profiles[s]]
             if touching or "mtu_bytes" in b.factors:
@@ -525,16 +556,17 @@ OVERHEAD_S = {"netperf": 0.3, "iperf3": 0.5, "iperf2": 0.3, "ditg": 1.2}
 # testbed connects, checks tools and gathers facts first.
 SSH_OVERHEAD_S = {"netperf": 0.8, "iperf3": 0.8, "iperf2": 0.8, "ditg": 2.0}
 SSH_BRING_UP_S = 5
+UML_BRING_UP_S = 30  # two guests booted, their sshd reached, their facts read (measured on the loaded 2-core host)
 
 
 def expected_seconds(plan: Plan, runs: list[Run]) -> float:
     def overhead(r: Run) -> float:
-        remote = plan.testbeds[plan.testbed_of(r.levels)].kind == "hosts"
+        remote = plan.testbeds[plan.testbed_of(r.levels)].kind in ("hosts", "uml")
         return OVERHEAD_S[r.tool] + (SSH_OVERHEAD_S[r.tool] if remote else 0)
 
     per_run = sum(plan.duration_of(r) + overhead(r) + plan.pause_s for r in runs)
     warmups = len({(b.tool) for b in plan.blocks}) * len(plan.testbeds) * (plan.warmup_s + 1) if plan.warmup_s else 0
-    bring_up = sum(SSH_BRING_UP_S if t.kind == "hosts" else 3 for t in plan.testbeds.values())
+    bring_up = sum({"hosts": SSH_BRING_UP_S, "uml": UML_BRING_UP_S}.get(t.kind, 3) for t in plan.testbeds.values())
     return per_run + warmups + bring_up
 
 

@@ -35,7 +35,7 @@ from analysis.collect.testbed import TestbedError
 SSH = "ssh"
 
 
-def _die_with_collector() -> None:
+def die_with_collector() -> None:
     """In each ssh child (Linux): SIGTERM when the collector dies, even by
     SIGKILL, so no session -- and so no remote wrapper -- outlives it."""
     try:
@@ -194,7 +194,7 @@ class SshHost:
             self.master = subprocess.Popen(
                 [SSH, *self.options(), "-M", "-N", "-o", "ControlMaster=yes", "-o", "ControlPersist=no", "--", self.spec.address],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
-                preexec_fn=_die_with_collector)
+                preexec_fn=die_with_collector)
         deadline = time.monotonic() + self.spec.connect_timeout_s + 10
         while time.monotonic() < deadline:
             if self.master.poll() is not None:
@@ -245,7 +245,7 @@ class SshHost:
         Its standard input stays open: closing it (or losing the connection)
         makes a POSIX wrapper kill its own process group."""
         proc = subprocess.Popen(self.argv(script), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                bufsize=0, start_new_session=True, preexec_fn=_die_with_collector)
+                                bufsize=0, start_new_session=True, preexec_fn=die_with_collector)
         remote = Remote(script, proc)
         try:
             pump(remote, time.monotonic() + timeout, until_pid=True)
@@ -311,7 +311,7 @@ class SshHost:
         output written to ``dest`` while hashed: (header, bytes written, SHA-256).
         The deadline grows once the header says the size (its first line)."""
         proc = subprocess.Popen(self.argv(script), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=_die_with_collector)
+                                start_new_session=True, preexec_fn=die_with_collector)
         assert proc.stdout is not None and proc.stderr is not None
         err = bytearray()
         with open(dest, "wb") as out:

@@ -176,7 +176,7 @@ class Testbed(BuiltOnEnter):
     def build(self) -> None:
         if self.spec.kind == "loopback":
             return
-        _write_owner(self.prefix)
+        write_owner(self.prefix)
         for node in self.nodes:
             sh(["ip", "netns", "add", node.netns])
             self.created.append(node.netns)
@@ -267,12 +267,12 @@ class Testbed(BuiltOnEnter):
         """Stop what runs in our namespaces, delete them (their veths go
         with them) and any veth end still in this namespace."""
         for ns in reversed(self.created):
-            _remove_namespace(ns)
+            remove_namespace(ns)
         self.created.clear()
         for link in self.links:
             _remove_link(link.a[1])
         if self.spec.kind != "loopback":
-            _owner_path(self.prefix).unlink(missing_ok=True)
+            owner_path(self.prefix).unlink(missing_ok=True)
 
     # --- facts ------------------------------------------------------------
     def facts(self) -> dict[str, Any]:
@@ -309,24 +309,24 @@ def _link_facts(ns: str | None, ifname: str) -> dict[str, Any]:
 
 
 # --- owner files and leftovers ---------------------------------------------
-def _owner_path(prefix: str) -> Path:
+def owner_path(prefix: str) -> Path:
     return STATE_DIR / f"{prefix}.json"
 
 
-def _write_owner(prefix: str) -> None:
+def write_owner(prefix: str) -> None:
     STATE_DIR.mkdir(parents=True, exist_ok=True)
-    _owner_path(prefix).write_text(json.dumps({"pid": os.getpid(), "prefix": prefix}))
+    owner_path(prefix).write_text(json.dumps({"pid": os.getpid(), "prefix": prefix}))
 
 
 def _owner_alive(prefix: str) -> bool:
     try:
-        pid = json.loads(_owner_path(prefix).read_text())["pid"]
+        pid = json.loads(owner_path(prefix).read_text())["pid"]
     except (OSError, ValueError, KeyError):
         return False
     return Path(f"/proc/{pid}").exists()
 
 
-def _remove_namespace(ns: str) -> None:
+def remove_namespace(ns: str) -> None:
     """Kill the processes we started in ``ns`` (servers), then delete it."""
     pids = sh(["ip", "netns", "pids", ns], check=False).split()
     for pid in pids:
@@ -370,7 +370,7 @@ def cleanup(include_live: bool = False) -> list[str]:
     for ns in our_namespaces():
         prefix = _prefix(ns)
         if include_live or not _owner_alive(prefix):
-            _remove_namespace(ns)
+            remove_namespace(ns)
             removed.append(("namespace", ns))
     for ifname in our_links():
         prefix = _prefix(ifname)
@@ -378,7 +378,7 @@ def cleanup(include_live: bool = False) -> list[str]:
             _remove_link(ifname)
             removed.append(("link", ifname))
     for prefix in {_prefix(name) for _, name in removed}:
-        _owner_path(prefix).unlink(missing_ok=True)
+        owner_path(prefix).unlink(missing_ok=True)
     removed += [("scratch folder", str(folder)) for folder in remove_stale_scratch()]
     return [f"{kind} {name}" for kind, name in removed]
 

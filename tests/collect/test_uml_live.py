@@ -1,0 +1,190 @@
+"""Live tests of ``kind: uml`` testbeds: real User-mode Linux kernels booted
+as guests, real iperf3 between them, real ingest.
+
+Each test checks that nothing a UML testbed makes outlives it -- no guest
+process (a guest's command line carries its testbed's prefix), no namespace
+(its taps and bridge live in it), no mount, no scratch folder, no owner file
+-- after a normal end, after SIGINT or SIGTERM, and after SIGKILL once
+``--cleanup`` ran. They need root, the tools and the kernels that
+scripts/install-uml.sh fetches; elsewhere they are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from cli_process import start_collector
+
+from analysis.collect.campaign import Collector
+from analysis.collect.plan import Plan
+from analysis.collect.testbed import STATE_DIR, our_links, our_namespaces
+from analysis.collect.uml import find_kernel, uml_unavailable
+from analysis.ingest.ingest import ingest_campaign
+from analysis.ingest.manifest import load_manifest
+
+KERNELS = ("bookworm", "bullseye")
+WHY_NOT = uml_unavailable(list(KERNELS)) or (None if Path("/usr/bin/iperf3").exists() else "iperf3 is not installed")
+pytestmark = [pytest.mark.netns, pytest.mark.skipif(WHY_NOT is not None, reason=f"live UML tests: {WHY_NOT}")]
+
+
+def make_plan(testbeds: dict, factors: dict, **extra) -> Plan:
+    raw = {"name": "uml-live", "title": "UML live", "seed": 5, "runs_per_cell": 1, "duration_s": 1,
+           "pause_s": 0.1, "timeout_s": 20, "testbeds": testbeds,
+           "blocks": [{"name": "iperf3", "tool": "iperf3", "factors": factors}]}
+    return Plan.model_validate(raw | extra)
+
+
+def prefixes_of(out: Path) -> list[str]:
+    beds = yaml.safe_load((out / "manifest.yaml").read_text())["campaign"]["extra"]["testbeds"]
+    return [b["prefix"] for b in beds.values() if b.get("prefix")]
+
+
+def guest_processes(prefix: str) -> list[str]:
+    """Processes whose command line names the testbed (a guest's carries umid=<prefix>-snd)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if prefix in cmdline and "linux.uml" in cmdline:
+            out.append(f"{entry.name} {cmdline[:120]}")
+    return out
+
+
+def leftovers(prefix: str) -> list[str]:
+    """Everything of one UML testbed still on this host."""
+    found = guest_processes(prefix)
+    found += [f"namespace {n}" for n in our_namespaces() if n.startswith(prefix)]
+    found += [f"link {n}" for n in our_links() if n.startswith(prefix)]
+    found += [f"mount {line.split()[4]}" for line in Path("/proc/self/mountinfo").read_text().splitlines() if prefix in line]
+    found += [f"scratch {p}" for p in Path(tempfile.gettempdir()).glob(f"netrepro-{prefix}-*")]
+    found += [f"owner {p}" for p in [STATE_DIR / f"{prefix}.json"] if p.exists()]
+    return found
+
+
+def wait_for_runs(out: Path, runs: int, proc: subprocess.Popen, seconds: float = 240) -> None:
+    deadline = time.monotonic() + seconds
+    manifest = out / "manifest.yaml"
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"collector ended early: {proc.communicate()[0].decode()[-2000:]}")
+        if manifest.is_file():
+            progress = yaml.safe_load(manifest.read_text())["campaign"]["extra"]["progress"]
+            if progress["runs_done"] >= runs:
+                return
+        time.sleep(0.3)
+    raise AssertionError(f"no {runs} runs within {seconds} s")
+
+
+def write_plan(tmp_path: Path, plan: Plan) -> Path:
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(plan.model_dump(mode="json")))
+    return path
+
+
+ONE_PAIR = {"mixed": {"kind": "uml", "kernel": "bookworm", "receiver_kernel": "bullseye"}}
+ONE_PAIR_FACTORS = {"ip_version": [4, 6], "packet_size_bytes": [16000, 64000]}
+
+
+def test_two_kernels_campaign_carries_each_kernel_as_os_version(tmp_path):
+    """The core: 2 kernels x 2 IP versions x 1 size x 1 run of iperf3, ingested."""
+    plan = make_plan({"k61": {"kind": "uml", "kernel": "bookworm"}, "k510": {"kind": "uml", "kernel": "bullseye"}},
+                     {"topology": ["k61", "k510"], "ip_version": [4, 6], "packet_size_bytes": [64000]})
+    out = tmp_path / "kernels"
+    progress = Collector(plan, out).run()
+    assert progress["complete"] and progress["runs_failed"] == 0, yaml.safe_load((out / "manifest.yaml").read_text())
+    prefixes = prefixes_of(out)
+    assert len(prefixes) == 2
+    for prefix in prefixes:
+        assert leftovers(prefix) == []
+
+    result = ingest_campaign(out)
+    assert result.counts["rejected"] == 0 and result.counts["failed"] == 0
+    runs = result.runs
+    releases = {"k61": find_kernel("bookworm").release, "k510": find_kernel("bullseye").release}
+    assert releases["k61"] != releases["k510"]
+    for topology, release in releases.items():
+        mine = runs[runs["topology"] == topology]
+        assert set(mine["os_version"]) == {release} and set(mine["receiver_os_version"]) == {release}
+        assert set(mine["ip_version"]) == {4, 6}
+        assert (mine["throughput_mbps"] > 0).all()
+    manifest = load_manifest(out)
+    assert manifest.factors["os_version"].levels is not None and set(manifest.factors["os_version"].levels) == set(releases.values())
+    beds = manifest.campaign.extra["testbeds"]
+    for topology, suite in (("k61", "bookworm"), ("k510", "bullseye")):
+        facts = beds[topology]["hosts"][f"{topology}-snd"]
+        assert facts["kernel"] == releases[topology] and facts["uml"]["suite"] == suite
+        assert facts["cpu_count"] >= 1 and facts["congestion_control"]
+        assert 0 < facts["uml"]["mem_total_kib"] <= facts["uml"]["mem_mb"] * 1024
+        assert facts["sysctls"]["net.ipv4.tcp_rmem"] and facts["interface"] == "vec0"
+        assert facts["offloads"]["generic-segmentation-offload"] in ("on", "off")
+        assert beds[topology]["clock"]["sync"]["source"].startswith("User-mode Linux guests keep the host's clock")
+        at_end = beds[topology]["guests_at_end"]
+        assert all(g["link_counters"]["rx"]["packets"] > 0 for g in at_end.values())
+    assert "User-mode Linux" in manifest.campaign.notes
+    for key in ("guest_rx_errors", "guest_rx_budget_messages"):
+        assert all(isinstance(e.meta[key], int) and e.meta[key] >= 0 for e in manifest.files.table)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_stops_the_guests_and_resume_completes(tmp_path, sig):
+    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS, runs_per_cell=2)
+    out = tmp_path / "interrupted"
+    proc = start_collector(write_plan(tmp_path, plan), out)
+    try:
+        wait_for_runs(out, 1, proc)
+        proc.send_signal(sig)
+        output, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, output.decode()[-2000:]
+    assert f"interrupted by {sig.name}; testbeds torn down".encode() in output
+    (prefix,) = prefixes_of(out)
+    assert leftovers(prefix) == []
+    done = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
+    assert 1 <= len(done) < 8
+    if sig is signal.SIGTERM:  # one resume is enough to show it: each session boots its guests afresh
+        resumed = Collector(plan, out, resume=True)
+        progress = resumed.run()
+        assert progress["complete"] and progress["runs_done"] == 8
+        after = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
+        assert {p: after[p] for p in done} == done
+        assert leftovers(str(resumed.testbeds["mixed"].prefix)) == []
+
+
+def test_sigkill_ends_the_guests_and_cleanup_removes_the_rest(tmp_path):
+    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS, runs_per_cell=2)
+    out = tmp_path / "killed"
+    proc = start_collector(write_plan(tmp_path, plan), out)
+    try:
+        wait_for_runs(out, 1, proc)
+        os.kill(proc.pid, signal.SIGKILL)  # the collector only, by its PID
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (prefix,) = prefixes_of(out)
+    deadline = time.monotonic() + 30
+    while guest_processes(prefix) and time.monotonic() < deadline:  # they got SIGTERM when the collector died
+        time.sleep(0.2)
+    assert guest_processes(prefix) == []
+    assert leftovers(prefix)  # the namespace, scratch folder and owner file wait for --cleanup
+    cleaned = subprocess.run([sys.executable, "-m", "analysis.cli", "collect", "--cleanup"],
+                             capture_output=True, text=True, timeout=120)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert f"removed namespace {prefix}-lan" in cleaned.stdout
+    assert leftovers(prefix) == []
