@@ -16,6 +16,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from doc_section import write_section
+
 import calibrate as C
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,13 +46,7 @@ at the stated CV with the mean power the engine states for those cells (within Â
 
 
 def write_doc(text: str) -> None:
-    """Replace the section between the markers, or append it under its heading the first time."""
-    doc = DOC.read_text()
-    if START in doc:
-        doc = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: text, doc, flags=re.S)
-    else:
-        doc = doc.rstrip("\n") + f"\n\n{HEADING}\n\n{text}\n"
-    DOC.write_text(doc)
+    write_section(DOC, START, END, HEADING, text)
 
 
 def main() -> int:

@@ -9,12 +9,13 @@ Carlo SE, or any claim crashed.
 from __future__ import annotations
 
 import datetime
-import re
 import sys
 import time
 from pathlib import Path
 
 from tqdm import tqdm
+
+from doc_section import write_section
 
 import sequential as S
 
@@ -43,12 +44,7 @@ under no effect or crashed.
 
 
 def write_doc(text: str) -> None:
-    doc = DOC.read_text()
-    if START in doc:
-        doc = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda _: text, doc, flags=re.S)
-    else:
-        doc = doc.rstrip("\n") + f"\n\n{HEADING}\n\n{text}\n"
-    DOC.write_text(doc)
+    write_section(DOC, START, END, HEADING, text)
 
 
 def main() -> int:

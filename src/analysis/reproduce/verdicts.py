@@ -320,9 +320,7 @@ def _range_verdict(holds: str, a: tuple, b: tuple) -> tuple[str, str] | None:
             return Verdict.AGREES, f"a's lowest {lo_a:g} > b's highest {hi_b:g}: a > b at every size"
         if hi_a is not None and lo_b is not None and hi_a < lo_b:
             return Verdict.DISAGREES, f"a's highest {hi_a:g} < b's lowest {lo_b:g}: a < b at every size"
-        if None not in (lo_a, hi_a, lo_b, hi_b):
-            return Verdict.UNDECIDED, f"ranges overlap (a {lo_a:g}–{hi_a:g}, b {lo_b:g}–{hi_b:g}): not decided by them"
-        return None
+        return _overlap(a, b)
     if holds == "any":
         if hi_a is not None and hi_b is not None and hi_a > hi_b:
             return Verdict.AGREES, f"a's highest {hi_a:g} > b's highest {hi_b:g}: a > b at that size"
@@ -335,6 +333,12 @@ def _range_verdict(holds: str, a: tuple, b: tuple) -> tuple[str, str] | None:
         return Verdict.DISAGREES, f"b's highest {hi_b:g} > a's highest {hi_a:g}: a < b where b peaks"
     if lo_a is not None and lo_b is not None and lo_a < lo_b:
         return Verdict.DISAGREES, f"a's lowest {lo_a:g} < b's lowest {lo_b:g}: a < b where a is lowest"
+    return _overlap(a, b)
+
+
+def _overlap(a: tuple, b: tuple) -> tuple[str, str] | None:
+    """Ranges printed on both sides that decide nothing (noted, never a verdict)."""
+    (lo_a, hi_a), (lo_b, hi_b) = a, b
     if None not in (lo_a, hi_a, lo_b, hi_b):
         return Verdict.UNDECIDED, f"ranges overlap (a {lo_a:g}–{hi_a:g}, b {lo_b:g}–{hi_b:g}): not decided by them"
     return None
