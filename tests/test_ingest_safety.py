@@ -115,8 +115,10 @@ def test_a_users_own_packets_folder_is_refused_and_kept(tmp_path, campaign):
 def test_a_raw_campaign_as_out_is_refused(tmp_path, campaign):
     other = make_campaign(tmp_path / "other")
     before = hashes(other)
+    beside = set(other.parent.iterdir())
     refused(ingest(campaign, other), f"{other}: is a raw campaign (it has manifest.yaml)")
     assert hashes(other) == before
+    assert set(other.parent.iterdir()) == beside  # not even a lock file is left beside a raw campaign
 
 
 def test_another_campaigns_tables_are_refused_by_name(tmp_path, ingested):

@@ -222,6 +222,7 @@ def staged_tables(out: str | Path, raw_dir: Path, wait: bool = False) -> Iterato
     target = Path(out).resolve()  # a symbolic link to the tables' folder: the folder is replaced, not the link
     prefix = f".{target.name}.staging-"
     try:
+        owned_files(target, raw_dir, shown)  # refused before anything is created beside it (the lock file)
         target.parent.mkdir(parents=True, exist_ok=True)
         with locked(target, shown, wait):
             previous = owned_files(target, raw_dir, shown)
