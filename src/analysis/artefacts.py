@@ -9,25 +9,36 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import pandas as pd
+
+
+def replace_whole(path: str | Path, write: Callable[[TextIO], object]) -> Path:
+    """Write ``path`` whole or not at all: ``write`` fills a temporary file beside it,
+    which is flushed to disk and renamed over ``path``, so a reader at the same
+    moment, or a crash, never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".partial")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+    return path
 
 
 def save_table(table: pd.DataFrame, out_dir: str | Path, name: str) -> Path:
     """Write ``<out_dir>/tables/<name>.csv`` whole or not at all: a notebook
     reading it at the same moment (nbval runs notebooks side by side) never sees
     half a file."""
-    path = Path(out_dir) / "tables" / f"{name}.csv"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.", suffix=".partial")
-    try:
-        with os.fdopen(handle, "w", newline="") as stream:
-            table.to_csv(stream, index=False, float_format="%.10g", lineterminator="\n")
-        os.replace(partial, path)
-    except BaseException:
-        Path(partial).unlink(missing_ok=True)
-        raise
-    return path
+    return replace_whole(Path(out_dir) / "tables" / f"{name}.csv",
+                         lambda stream: table.to_csv(stream, index=False, float_format="%.10g", lineterminator="\n"))
 
 
 def steady_digits(table: pd.DataFrame, significant: int = 12) -> pd.DataFrame:

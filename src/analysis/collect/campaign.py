@@ -33,6 +33,7 @@ from analysis.collect.uml import ADDRESSES as UML_ADDRESSES, UmlTestbed
 from analysis.collect.until_decided import UntilDecided, in_looks
 from analysis.verdicts.registration import register
 from analysis.verdicts.spec import load_hypotheses
+from analysis.artefacts import replace_whole
 from analysis.yamlfiles import read_yaml
 
 COLLECT_DIR = "collect"  # plan copy, tool side logs, warm-ups: not measurements
@@ -56,9 +57,8 @@ def _iso(t: float) -> str:
 
 def _dump(data: Any, path: Path) -> None:
     """Write YAML atomically: a reader (or a crash) never sees half a manifest."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False, width=160, allow_unicode=True))
-    tmp.replace(path)
+    text = yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False, width=160, allow_unicode=True)
+    replace_whole(path, lambda stream: stream.write(text))
 
 
 @dataclass

@@ -15,7 +15,6 @@ runs already made first, so it continues at the right look.
 from __future__ import annotations
 
 import bisect
-import os
 import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -25,6 +24,7 @@ from typing import Any
 import yaml
 
 from analysis.collect.plan import Plan, PlanError, Run, cells
+from analysis.artefacts import replace_whole
 from analysis.errors import NetreproError
 from analysis.yamlfiles import read_yaml
 from analysis.verdicts.spec import Hypothesis, canon, load_hypotheses
@@ -155,10 +155,6 @@ class UntilDecided:
         """Append the look to collect/looks.yaml, whole or not at all."""
         path = self.out / RECORD
         looks = (read_yaml(path, NetreproError) or {}).get("looks", []) if path.is_file() else []
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            fh.write("# Every look of a collection until decided (docs/statistics.md, \"Collect until decided\")\n")
-            fh.write(yaml.safe_dump({"looks": looks + [entry]}, sort_keys=False, allow_unicode=True, width=160))
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(path)
+        text = ("# Every look of a collection until decided (docs/statistics.md, \"Collect until decided\")\n"
+                + yaml.safe_dump({"looks": looks + [entry]}, sort_keys=False, allow_unicode=True, width=160))
+        replace_whole(path, lambda stream: stream.write(text))

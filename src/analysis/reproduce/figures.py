@@ -137,18 +137,3 @@ def draw_figures(record: Record, out: str | Path) -> pd.DataFrame:
         rows.append(row)
     plt.close("all")
     return pd.DataFrame(rows)
-
-
-def show_figures(drawn: pd.DataFrame, width: int = 420) -> None:
-    """Display what :func:`draw_figures` drew, figure by figure, in a notebook."""
-    from IPython.display import Image, Markdown, display
-
-    for row in drawn.itertuples():
-        display(Markdown(f"**{row.figure}** — {row.caption}: {row.published_points} of "
-                         f"{row.points_in_figure} points published"))
-        if row.published_png:
-            display(Image(filename=row.published_png, width=width))
-        if row.mirror:
-            display(Markdown(f"Mirror: {row.mirror}"))
-        if row.mirror_png:
-            display(Image(filename=row.mirror_png, width=width))

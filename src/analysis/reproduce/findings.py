@@ -11,12 +11,11 @@ yet registered. ``scripts/register_findings.py`` updates it.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from analysis.artefacts import replace_whole
 from analysis.config import claims_dir
 from analysis.errors import ClaimsError
 
@@ -71,14 +70,4 @@ def updated_register(study: str, audit: pd.DataFrame, why: str = "") -> pd.DataF
 
 def write_register(study: str, table: pd.DataFrame) -> Path:
     """Write the register whole or not at all."""
-    path = register_path(study)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{study}.", suffix=".partial")
-    try:
-        with os.fdopen(handle, "w", newline="") as stream:
-            table.to_csv(stream, index=False, lineterminator="\n")
-        os.replace(partial, path)
-    except BaseException:
-        Path(partial).unlink(missing_ok=True)
-        raise
-    return path
+    return replace_whole(register_path(study), lambda stream: table.to_csv(stream, index=False, lineterminator="\n"))

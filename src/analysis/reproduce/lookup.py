@@ -182,6 +182,7 @@ class RowIndex:
         for pos, ms in enumerate(zip(rows["metric"].tolist(), rows["statistic"].tolist())):
             self._by_metric_stat.setdefault(ms, []).append(pos)
         self._records = rows.to_dict("records")
+        self._locators = dict(zip(self._columns["id"], self._columns["locator"]))
         self._answers: dict[tuple, list[int]] = {}
         self._frames: dict[tuple, pd.DataFrame] = {}
         self._levels: dict[str, list] = {}
@@ -260,8 +261,6 @@ class RowIndex:
 
     def locator_of(self, row_id: str) -> str:
         """Where in the text the row ``row_id`` was printed (section, figure or table)."""
-        if not hasattr(self, "_locators"):
-            self._locators = dict(zip(self._columns["id"], self._columns["locator"]))
         return str(self._locators[row_id])
 
     def evidence_row(self, evidence: Evidence) -> pd.Series:

@@ -45,13 +45,6 @@ class Reproduction:
         """The study's title (designs.yaml) and its file name."""
         return f"{self.record.design.get('title', self.study)} ({self.study}.txt)"
 
-    def verdict_table(self) -> pd.DataFrame:
-        """The verdicts a reader wants first: statement, registration (every study claim is
-        post hoc, so tested two-sided), verdict, on how many cells, the two-sided p beside the
-        one-sided one, and why (a verdict one-sided testing would have given otherwise says so)."""
-        return self.verdicts[["id", "quote", "study_verdict", "claim", "class", "registration", "verdict",
-                              "judged", "holds_at", "p_adj", "p_adj_one_sided", "missing", "note", "second_reading"]]
-
     def changes(self) -> pd.DataFrame:
         """Earlier verdicts matched to the reconciled claims, with why each change happened."""
         return verdict_changes(self.study, self.verdicts)

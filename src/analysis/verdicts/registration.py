@@ -19,7 +19,6 @@ engine marks every verdict row with it (``evaluate(..., registration=...)``).
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from dataclasses import replace as _replace
 from datetime import datetime, timezone
@@ -28,6 +27,7 @@ from pathlib import Path
 import yaml
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from analysis.artefacts import replace_whole
 from analysis.errors import HypothesisError, ManifestError, RegistrationError
 from analysis.ingest.ingest import discover
 from analysis.ingest.manifest import MANIFEST_NAME, FileMapper, load_manifest
@@ -96,15 +96,8 @@ def write_record(campaign_dir: Path, entry: RegisteredFile) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"hypotheses": {"path": entry.path, "sha256": entry.sha256,
                            "registered_at": entry.registered_at.isoformat(timespec="milliseconds")}}
-    tmp = path.with_suffix(".tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as out:
-            out.write(_HEADER + yaml.safe_dump(data, sort_keys=False))
-            out.flush()
-            os.fsync(out.fileno())
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    text = _HEADER + yaml.safe_dump(data, sort_keys=False)
+    replace_whole(path, lambda stream: stream.write(text))
     return path
 
 
