@@ -267,18 +267,30 @@ def test_an_interrupted_build_is_not_done_and_runs_again(built, tmp_path):
     shutil.copytree(out, copy)  # its .doit.db says the campaign is built
     stamp = copy / "small" / ".built"
     assert stamp.is_file()
-    started = time.time()
+    # The build is held after its first notebook, so the signal always lands mid-build: a small
+    # campaign could otherwise finish (and be stamped done) between the check and the signal.
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    (hold / "sitecustomize.py").write_text(
+        "import pathlib, sys, time\n"
+        "if sys.argv[1:2] == ['report']:\n"
+        "    import analysis.report.pipeline as pipeline\n"
+        "    _run = pipeline.run_notebook\n"
+        "    def run_notebook(*args, **kwargs):\n"
+        "        done = _run(*args, **kwargs)\n"
+        f"        pathlib.Path({str(hold / 'reached')!r}).touch()\n"
+        "        time.sleep(60)\n"
+        "        return done\n"
+        "    pipeline.run_notebook = run_notebook\n")
     env = os.environ | {"NETREPRO_HYPOTHESES": str(out.parent / "hyp"),
-                        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+                        "PYTHONPATH": os.pathsep.join([str(hold), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     build = subprocess.Popen([sys.executable, "-m", "analysis.cli", "report", str(camp), "--out", str(copy),
                               "--no-papers", "--force", "-j", "2"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    executed = copy / "small" / "notebooks" / "01_ingest.ipynb"
     try:
         deadline = time.monotonic() + 120
-        while build.poll() is None and time.monotonic() < deadline and not (
-                not stamp.exists() and executed.stat().st_mtime > started):
-            time.sleep(0.02)
+        while build.poll() is None and time.monotonic() < deadline and not (hold / "reached").exists():
+            time.sleep(0.05)
         assert build.poll() is None, "the build ended before it could be interrupted"
         build.send_signal(signal.SIGINT)
         _, stderr = build.communicate(timeout=120)
