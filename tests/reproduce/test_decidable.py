@@ -8,12 +8,8 @@ from analysis.reproduce.decidable import unjustified_untestable
 from analysis.reproduce.lookup import load_record
 from analysis.reproduce.verdicts import evaluate_claims
 
-OPEN = {"004_a7738a926cf50bd6": "issue 23, item 4 is open for the thesis: about 230 claims to decide or justify"}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("study", [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=OPEN[s]))
-                                   if s in OPEN else s for s in studies()])
+@pytest.mark.parametrize("study", studies())
 def test_no_untestable_claim_leaves_printed_evidence_unexplained(study):
     record = load_record(study)
     verdicts, _ = evaluate_claims(record)

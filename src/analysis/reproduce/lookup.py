@@ -140,6 +140,16 @@ def scope_conflicts(row, key: dict, compared: str, levels_of) -> list[str]:
     return why
 
 
+def _words(text: str) -> str:
+    return " ".join(str(text).split()).lower()
+
+
+def same_sentence(quote: str, snippet: str) -> bool:
+    """The evidence is the claim's own sentence (one contains the other): a restatement, not evidence."""
+    q, t = _words(quote), _words(snippet)
+    return bool(q and t) and (q in t or t in q)
+
+
 def _equal(have, wanted) -> bool:
     try:
         return float(have) == float(wanted)

@@ -36,10 +36,11 @@ from analysis.errors import ClaimsError
 from analysis.reproduce.claims import Claim
 from analysis.stats import adjust, directional_p, hedges_g_from_stats, tost_from_stats, welch_from_stats
 from analysis.verdicts.registration import POST_HOC
-from analysis.verdicts.rules import Verdict, aggregate, sign_aggregate, sign_verdict, tested_verdict, where_printed
+from analysis.verdicts.rules import (Verdict, aggregate, over_groups, sign_aggregate, sign_verdict, tested_verdict,
+                                     where_printed)
 from analysis.verdicts.text import claim_text
 from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, MEAN_STATS, PCT_STATS, Record, level_label,
-                                      scope_conflicts, single_value)
+                                      same_sentence, scope_conflicts, single_value)
 
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
@@ -157,7 +158,7 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
-    out["restated"] = bool(out["snippets"]) and all(_same_sentence(claim.quote, t) for t in out["snippets"])
+    out["restated"] = bool(out["snippets"]) and all(same_sentence(claim.quote, t) for t in out["snippets"])
     if out["restated"]:
         out["diff_source"] += " — the claim's own sentence"
     elif out["rows"] and all(_in_summary(record, r) for r in out["rows"]):
@@ -184,16 +185,6 @@ def _one_scope(found: pd.DataFrame, key: dict) -> tuple[pd.DataFrame, str]:
         if len(levels) > 1:
             return found.iloc[0:0], f"printed for several {column} levels ({', '.join(sorted(levels))}): not used"
     return found, ""
-
-
-def _words(text: str) -> str:
-    return " ".join(str(text).split()).lower()
-
-
-def _same_sentence(quote: str, snippet: str) -> bool:
-    """The evidence is the claim's own sentence (one contains the other)."""
-    q, t = _words(quote), _words(snippet)
-    return bool(q and t) and (q in t or t in q)
 
 
 def _missing(claim: Claim, c: dict) -> str:
@@ -366,7 +357,7 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
             continue
         verdict, why = found
         used = pd.concat([rows_a, rows_b])
-        restated = all(_same_sentence(claim.quote, t) for t in used["snippet"]) or all(
+        restated = all(same_sentence(claim.quote, t) for t in used["snippet"]) or all(
             _in_summary(record, r) for r in used["id"])
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
                           for f in _per(claim) if f != "size_bytes")
@@ -378,6 +369,50 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
                                                        if restated else ""),
                     "note": why, "missing": ""})
     return out
+
+
+def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
+    """One cell per group of a claim over sizes that has no number at any of its
+    sizes, judged on a difference printed for the group without a size (an
+    average over sizes, or an "up to"): it shows the direction at one size at
+    least, so it can refute 'all' and support 'any', never decide 'most'."""
+    if "size_bytes" not in _per(claim) or claim.sense not in ("greater", "less", "different"):
+        return []
+    if "size_bytes" in claim.scope:  # a number printed for no size may come from sizes outside the claim's
+        return []
+    factor = claim.compared.factor
+    level_a, level_b = _two_levels(claim)
+    out: list[dict] = []
+    for group_cells in _groups(cells).values():
+        if any(c["class"] in ("tested", "descriptive") for c in group_cells):
+            continue
+        group = group_cells[0]["_key"]
+        key_a, key_b = {**group, factor: level_a}, {**group, factor: level_b}
+        for statistics in (DIFF_STATS, PCT_STATS):
+            value, row = record.index.printed_difference(claim.metric, factor, key_a, key_b, statistics,
+                                                         lambda r: _in_summary(record, r["id"]))
+            if row is not None:
+                break
+        if row is None:
+            continue
+        restated = same_sentence(claim.quote, row["snippet"]) or _in_summary(record, row["id"])
+        label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
+                          for f in _per(claim) if f != "size_bytes")
+        out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed without a size)",
+                    "a": level_label(factor, level_a), "b": level_label(factor, level_b), "class": "overall",
+                    "verdict": sign_verdict(claim.sense, value, claim.margin, restated=restated),
+                    "_group": group, "_cell": group, "rows": [row["id"]], "missing": "",
+                    "diff_source": f"printed without a size ({row['locator']}: {row['value_as_printed']} {row['unit']})",
+                    "note": "a difference printed for no size: the direction at one size at least"})
+    return out
+
+
+def _groups(cells: list[dict]) -> dict[str, list[dict]]:
+    """The claim's cells grouped by everything but size."""
+    groups: dict[str, list[dict]] = {}
+    for c in cells:
+        groups.setdefault(repr(c["_key"]), []).append(c)
+    return groups
 
 
 # ---------------------------------------------------------------- claims
@@ -403,21 +438,47 @@ def _combined(holds: str, tested_verdicts: list[str], signs: list[str]) -> str:
     return sign_aggregate(holds, signs)
 
 
+# A claim that names no size ("Fedora outperformed Ubuntu over IPv4") speaks of
+# the sizes overall: judged at the study's sizes, it holds for an OS, an IP
+# version ... when more than half of them are for it, and is refuted there when
+# more than half are against it; its own quantifier then counts those groups.
+OVER_SIZES = "most"
+
+
 def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
                    key: str = "verdict") -> tuple[str, list[dict]]:
     """The claim's verdict and the cells where it holds, from its cells' verdicts
     (``key``: ``verdict`` two-sided, ``verdict_one_sided`` as the one-sided tests
-    gave; only tested cells differ)."""
+    gave; only tested cells differ). A claim that names no size is judged in two
+    steps: each group of cells over sizes under :data:`OVER_SIZES`, then the
+    groups under the claim's own quantifier."""
+    if _names_size(claim):
+        return _quantified(claim.holds, sized, ranges, key)
+    verdicts, holding = [], []
+    for group in _groups(sized).values():
+        verdict, holds_at = _quantified(OVER_SIZES, group, [], key)
+        verdicts.append(verdict)
+        holding += holds_at
+    return over_groups(claim.holds, verdicts), holding
+
+
+def _quantified(holds: str, sized: list[dict], ranges: list[dict], key: str) -> tuple[str, list[dict]]:
+    """The verdict of ``sized`` cells (and printed ranges) under one quantifier."""
     tested = [c[key] for c in sized if c["class"] == "tested"]
     signs = [c["verdict"] for c in sized if c["class"] == "descriptive"]
     signs += [c["verdict"] for c in ranges if c["verdict"] != Verdict.UNDECIDED]
-    verdict = _combined(claim.holds, tested, signs)
-    proven = [c["_group"] for c in ranges if c["verdict"] == Verdict.AGREES]  # holds at every size of the group
+    if not tested and not signs:
+        return Verdict.UNTESTABLE, []
+    verdict = _combined(holds, tested, signs)
+    if verdict == Verdict.TIE and Verdict.DISAGREES in signs:
+        verdict = Verdict.DISAGREES_WHERE_PRINTED  # printed values against it at some cells, for it at as many
+    proven = [c["_group"] for c in ranges  # a printed range that puts it at every size of the group
+              if c["class"] == "range" and c["verdict"] == Verdict.AGREES]
     holding = [c for c in sized if c.get(key) in (Verdict.SUPPORTED, Verdict.AGREES) or c.get("_key") in proven]
-    need = len(sized) if claim.holds == "all" else len(sized) // 2 + 1 if claim.holds == "most" else 1
+    need = len(sized) if holds == "all" else len(sized) // 2 + 1 if holds == "most" else 1
     if verdict in (Verdict.SUPPORTED, Verdict.AGREES) and len(holding) < need:
         verdict = where_printed(verdict)  # the printed evidence covers too few of the claim's cells
-    if verdict in REFUTING and not _refuted(claim.holds, sized, ranges, key):
+    if verdict in REFUTING and not _refuted(holds, sized, ranges, key):
         verdict = where_printed(verdict)  # too few of the claim's cells printed to refute 'most' or 'any'
     return verdict, holding
 
@@ -432,7 +493,7 @@ def _refuted(holds: str, sized: list[dict], ranges: list[dict], key: str) -> boo
     the claim at every size of a group counts each of that group's cells."""
     if holds == "all":
         return True
-    everywhere = [c["_group"] for c in ranges if c["verdict"] == Verdict.DISAGREES]
+    everywhere = [c["_group"] for c in ranges if c["class"] == "range" and c["verdict"] == Verdict.DISAGREES]
     against = [c for c in sized if c.get(key) in REFUTING or c.get("_key") in everywhere]
     return len(against) > len(sized) / 2 if holds == "most" else len(against) == len(sized)
 
@@ -445,8 +506,8 @@ def _two_sided_note(tested: list[dict], verdict: str, former: str) -> str:
 
 
 def _claim_row(claim: Claim, cells: list[dict]) -> dict:
-    sized = [c for c in cells if c["class"] != "range"]
-    ranges = [c for c in cells if c["class"] == "range"]
+    sized = [c for c in cells if c["class"] not in ("range", "overall")]
+    ranges = [c for c in cells if c["class"] in ("range", "overall")]
     tested = [c for c in sized if c["class"] == "tested"]
     descriptive = [c for c in sized if c["class"] == "descriptive"]
     row: dict[str, Any] = {"id": claim.id, "quote": claim.quote, "source": claim.source,
@@ -454,7 +515,8 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
            "over": claim.over, "registration": REGISTRATION, "note": claim.note, "p_adj": np.nan,
            "p_adj_one_sided": np.nan, "diff": np.nan, "hedges_g": np.nan}
     if not (tested or descriptive or [c for c in ranges if c["verdict"] != Verdict.UNDECIDED]):
-        missing = sorted({c["missing"] for c in cells if c["missing"]})
+        missing = [claim.reason] if claim.reason else []  # a reader's reason for leaving printed numbers aside
+        missing += sorted({c["missing"] for c in cells if c["missing"]})
         return row | {"class": "untestable", "verdict": Verdict.UNTESTABLE, "judged": f"0 of {len(sized)}",
                       "holds_at": "", "judged_at": "", "missing": "; ".join(missing)}
     verdict, holding = _claim_verdict(claim, sized, ranges)
@@ -469,7 +531,10 @@ def _claim_row(claim: Claim, cells: list[dict]) -> dict:
     disagree = [c["cell"] for c in descriptive + ranges if c["verdict"] == Verdict.DISAGREES]
     if disagree:
         row["note"] = "; ".join(filter(None, [row["note"], "printed values disagree at " + ", ".join(disagree)]))
-    if verdict == Verdict.DISAGREES_WHERE_PRINTED:
+    if verdict == Verdict.DISAGREES_WHERE_PRINTED and not _names_size(claim):
+        row["note"] += ("; too few to refute it: a claim that names no size is refuted for an OS, IP version … "
+                        "only by more than half of the study's sizes against it")
+    elif verdict == Verdict.DISAGREES_WHERE_PRINTED:
         share = "more than half" if claim.holds == "most" else "every one"
         row["note"] += f"; too few to refute '{claim.holds}': that needs {share} of the {len(sized)} cells against it"
     for c in ranges:
@@ -502,19 +567,41 @@ def _not_testable(claim: Claim) -> dict:
             "missing": claim.reason or "no printed number bears on it"}
 
 
+def _names_size(claim: Claim) -> bool:
+    return "size_bytes" in _per(claim) or "size_bytes" in claim.scope
+
+
+def _judged_cell(claim: Claim, record: Record, cell: dict, label: str) -> dict:
+    c = {"id": claim.id, "cell": label, **_collect(claim, record, cell),
+         "_key": {k: v for k, v in cell.items() if k != "size_bytes"}, "_cell": cell}
+    c["class"] = _classify(claim, c)
+    c["missing"] = _missing(claim, c) if c["class"] != "tested" else ""
+    return c
+
+
+def _over_sizes(claim: Claim, record: Record, c: dict) -> list[dict]:
+    """A cell of a claim that names no size, with no number of its own beyond a
+    restatement: its cells at each of the study's sizes, when the text prints
+    evidence at any of them (the claim speaks of its sizes overall: see
+    :data:`OVER_SIZES`); else the cell as it was."""
+    if _names_size(claim) or not (c["class"] == Verdict.UNJUDGED or c["restated"]):
+        return [c]
+    sizes = record.design_value("sizes_bytes") or []
+    label = "" if c["cell"] == "all" else c["cell"] + ", "
+    sized = [_judged_cell(claim, record, {**c["_cell"], "size_bytes": s}, f"{label}{s} B") for s in sizes]
+    found = [s for s in sized if s["class"] != Verdict.UNJUDGED and not s["restated"]]
+    return sized if found else [c]
+
+
 def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:
     """One claim: its verdict row and the evidence of each of its cells."""
     if not claim.testable or claim.compare is None or claim.direction is None:
         return _not_testable(claim), []
     cells, keys = [], _expand(claim, record)
     for cell in keys:
-        c = {"id": claim.id, "cell": _cell_label(claim, cell), **_collect(claim, record, cell),
-             "_key": {k: v for k, v in cell.items() if k != "size_bytes"}, "_cell": cell}
-        c["class"] = _classify(claim, c)
-        c["missing"] = _missing(claim, c) if c["class"] != "tested" else ""
-        cells.append(c)
+        cells += _over_sizes(claim, record, _judged_cell(claim, record, cell, _cell_label(claim, cell)))
     _judge_cells(claim, cells)
-    cells += _range_cells(claim, record, keys)
+    cells += _range_cells(claim, record, keys) + _overall_cells(claim, record, cells)
     for c in cells:  # only a tested cell's verdict depends on the sides of its test
         c["registration"] = REGISTRATION
         c.setdefault("verdict_one_sided", c["verdict"])

@@ -125,3 +125,35 @@ def sign_aggregate(holds: str, verdicts: Sequence[str]) -> str:
     if not evidence:
         return Verdict.RESTATED
     return aggregate(holds, evidence, Verdict.AGREES, Verdict.DISAGREES, (Verdict.TIE,))
+
+
+_FOR = (Verdict.SUPPORTED, Verdict.AGREES)
+_FOR_WHERE_PRINTED = (Verdict.SUPPORTED_WHERE_PRINTED, Verdict.AGREES_WHERE_PRINTED)
+_AGAINST = (Verdict.CONTRADICTED, Verdict.DISAGREES)
+
+
+def over_groups(holds: str, verdicts: Sequence[str]) -> Verdict:
+    """A claim's verdict from the verdicts of its groups, each already judged under
+    its own inner quantifier (an OS's sizes "overall"): the outer quantifier
+    ``holds`` counts the groups decided for and against it; a group decided only
+    where printed makes the claim at most "where printed"."""
+    verdicts = [Verdict(v) for v in verdicts]
+    pro = [v for v in verdicts if v in _FOR]
+    con = [v for v in verdicts if v in _AGAINST]
+    leaning_pro = pro + [v for v in verdicts if v in _FOR_WHERE_PRINTED]
+    leaning_con = con + [v for v in verdicts if v == Verdict.DISAGREES_WHERE_PRINTED]
+    refuted = {"all": bool(con), "most": len(con) > len(verdicts) / 2, "any": len(con) == len(verdicts)}[holds]
+    proven = {"all": len(pro) == len(verdicts), "most": len(pro) > len(verdicts) / 2, "any": bool(pro)}[holds]
+    if refuted:
+        return Verdict.CONTRADICTED if Verdict.CONTRADICTED in con else Verdict.DISAGREES
+    if proven:
+        return Verdict.SUPPORTED if pro and all(v == Verdict.SUPPORTED for v in pro) else Verdict.AGREES
+    if leaning_con and (holds == "all" or len(leaning_con) >= len(leaning_pro)):
+        return Verdict.DISAGREES_WHERE_PRINTED
+    if leaning_pro:
+        return (Verdict.SUPPORTED_WHERE_PRINTED if Verdict.SUPPORTED in leaning_pro
+                or Verdict.SUPPORTED_WHERE_PRINTED in leaning_pro else Verdict.AGREES_WHERE_PRINTED)
+    for weak in (Verdict.INCONCLUSIVE, Verdict.TIE, Verdict.RESTATED):
+        if weak in verdicts:
+            return weak
+    return Verdict.UNTESTABLE

@@ -1,0 +1,127 @@
+"""Claims that name no size, and claims over sizes with a number printed for no size (issue 23, item 4):
+decided on what is printed, under nested quantifiers, and the decidability check that lists the rest."""
+from __future__ import annotations
+
+import pytest
+
+from analysis.reproduce.decidable import comparisons_in_scope, unjustified_untestable
+from analysis.reproduce.verdicts import evaluate_claims
+from analysis.verdicts.rules import over_groups
+from test_rules import claim, record, row
+
+SIZES = (128, 256, 512, 1024, 1408)
+
+
+def pct(n, ip_version, size, value, larger="subject", os="A", **kw):
+    """IPv4 (or IPv6) printed ``value`` % above the other IP version at ``size`` (None: no size)."""
+    other = 6 if ip_version == 4 else 4
+    return row(n, ip_version=ip_version, size_bytes=size if size is not None else "", size_kind="packet",
+               statistic="pct_diff", value=value, unit="%", compared_to=f"IPv{other}", larger_side=larger, os=os,
+               snippet=f"on {os} IPv{ip_version} was {value}% off at {size} bytes", **kw)
+
+
+def no_size(**kw):
+    return claim(per=[], **kw)
+
+
+def judged(rows, claims):
+    return evaluate_claims(record(rows, claims, sizes=SIZES))[0].set_index("id").loc["X"]
+
+
+def test_a_claim_that_names_no_size_is_judged_at_the_printed_sizes():
+    rows = [pct(1, 4, 128, 3.0), pct(2, 4, 256, 2.0), pct(3, 4, 512, 4.0)]
+    v = judged(rows, [no_size()])
+    assert v["verdict"] == "agrees" and v["holds_at"] == "3 of 5"  # more than half of the study's sizes
+
+
+def test_one_printed_size_decides_it_only_where_printed():
+    v = judged([pct(1, 4, 1408, 3.0)], [no_size()])
+    assert v["verdict"] == "agrees where printed" and v["judged_at"] == "1408 B"
+    against = judged([pct(1, 6, 1408, 3.0)], [no_size()])
+    assert against["verdict"] == "disagrees where printed"
+    assert "more than half of the study's sizes against it" in against["note"]
+
+
+def test_more_than_half_of_the_sizes_against_refutes_it():
+    rows = [pct(n, 6, s, 2.0) for n, s in enumerate((128, 256, 512), start=1)] + [pct(4, 4, 1408, 1.0)]
+    assert judged(rows, [no_size()])["verdict"] == "disagrees"
+
+
+def test_the_claims_own_quantifier_counts_the_groups():
+    """Per OS: 'all' fails when one OS is refuted over its sizes; 'most' needs more than half of the OSes."""
+    a_for = [pct(n, 4, s, 2.0, os="A") for n, s in enumerate((128, 256, 512), start=1)]
+    b_against = [pct(n, 6, s, 2.0, os="B") for n, s in enumerate((128, 256, 512), start=10)]
+    c_for = [pct(n, 4, s, 2.0, os="C") for n, s in enumerate((128, 256, 512), start=20)]
+    per_os = {"scope": {}, "per": ["os"]}
+    assert judged(a_for + b_against + c_for, [claim(**per_os)])["verdict"] == "disagrees"
+    assert judged(a_for + b_against + c_for, [claim(**per_os, holds="most")])["verdict"] == "agrees"
+    assert judged(a_for + c_for, [claim(**per_os)])["verdict"] == "agrees"
+
+
+def test_a_number_printed_without_a_size_still_decides_a_no_size_claim_directly():
+    v = judged([pct(1, 4, None, 3.0)], [no_size()])
+    assert v["verdict"] == "agrees" and v["judged"] == "1 of 1"
+
+
+def test_a_restated_summary_gives_way_to_the_bodys_numbers_at_sizes():
+    quote = "IPv4 has higher throughput than IPv6"
+    rows = [pct(1, 4, None, 3.0) | {"snippet": quote + " by 3%"}, pct(2, 6, 128, 1.0), pct(3, 6, 256, 1.0),
+            pct(4, 6, 512, 1.0)]
+    v = judged(rows, [no_size(quote=quote)])
+    assert v["verdict"] == "disagrees" and v["judged_at"] == "128 B | 256 B | 512 B"
+
+
+def test_a_difference_printed_for_no_size_refutes_all_sizes_but_decides_most_only_where_printed():
+    against = [pct(1, 6, None, 4.0)]  # IPv6 above IPv4 on average: IPv4 below at one size at least
+    assert judged(against, [claim()])["verdict"] == "disagrees"
+    assert judged(against, [claim(holds="most")])["verdict"] == "disagrees where printed"
+    assert judged([pct(1, 4, None, 4.0)], [claim()])["verdict"] == "agrees where printed"
+
+
+def test_a_number_printed_for_no_size_is_not_used_for_a_claim_about_some_sizes():
+    v = judged([pct(1, 6, None, 4.0)], [claim(scope={"os": "A", "size_bytes": [128, 256]})])
+    assert v["verdict"] == "untestable"
+
+
+def test_as_many_printed_values_for_it_as_against_it_is_not_a_tie():
+    rows = [pct(1, 4, 128, 2.0), pct(2, 6, 256, 2.0)]
+    assert judged(rows, [claim(holds="most")])["verdict"] == "disagrees where printed"
+
+
+@pytest.mark.parametrize("holds, groups, expected", [
+    ("all", ["agrees", "agrees"], "agrees"),
+    ("all", ["supported", "supported"], "supported"),
+    ("all", ["agrees", "disagrees where printed"], "disagrees where printed"),
+    ("all", ["agrees", "contradicted"], "contradicted"),
+    ("all", ["agrees", "untestable"], "agrees where printed"),
+    ("most", ["agrees", "agrees", "disagrees"], "agrees"),
+    ("most", ["disagrees", "disagrees", "agrees"], "disagrees"),
+    ("most", ["agrees", "disagrees"], "disagrees where printed"),
+    ("any", ["disagrees", "agrees"], "agrees"),
+    ("any", ["disagrees", "disagrees"], "disagrees"),
+    ("any", ["disagrees", "untestable"], "disagrees where printed"),
+    ("all", ["restated", "untestable"], "restated"),
+    ("all", ["untestable"], "untestable"),
+])
+def test_over_groups(holds, groups, expected):
+    assert over_groups(holds, groups) == expected
+
+
+def test_decidable_lists_an_untestable_claim_whose_scope_prints_a_comparison():
+    """A 'similar' claim with no margin stays untestable; the check lists it until a reason is given,
+    and ignores the claim's own sentence and the exceptions it names."""
+    similar = claim(direction="equivalent")
+    rows = [pct(1, 4, 128, 3.0)]
+    rec = record(rows, [similar], sizes=SIZES)
+    verdicts, _ = evaluate_claims(rec)
+    assert verdicts.set_index("id").loc["X", "verdict"] == "untestable"
+    assert unjustified_untestable(rec, verdicts) == ["X"]
+    reasoned = record(rows, [similar | {"reason": "no margin"}], sizes=SIZES)
+    assert unjustified_untestable(reasoned, evaluate_claims(reasoned)[0]) == []
+    assert "no margin" in evaluate_claims(reasoned)[0].set_index("id").loc["X", "missing"]
+    own = record([pct(1, 4, 128, 3.0) | {"snippet": similar["quote"]}], [similar], sizes=SIZES)
+    assert comparisons_in_scope(own.claims.claims[0], own).empty
+    named = record(rows, [similar | {"exclude": [{"size_bytes": 128}]}], sizes=SIZES)
+    assert comparisons_in_scope(named.claims.claims[0], named).empty
+    other_app = record([pct(1, 4, 128, 3.0, application="DNS")], [similar], sizes=SIZES)
+    assert comparisons_in_scope(other_app.claims.claims[0], other_app).empty
