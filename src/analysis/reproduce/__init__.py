@@ -1,6 +1,7 @@
 """Reproduce a study from its published record: one job per module.
 
 - ``lookup``: find a cell's printed mean, SD, difference and runs per point.
+- ``pooled``: numbers said of a group of OSes, and the "similar" an OS's own sentence says instead.
 - ``verdicts``: classify each claim (tested / descriptive / untestable) and judge it.
 - ``derived``: recompute every number the text derives from other printed numbers.
 - ``mdd``: the smallest difference each study could have detected.

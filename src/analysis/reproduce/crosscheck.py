@@ -27,6 +27,7 @@ import re
 import pandas as pd
 
 from analysis.reproduce.lookup import KEY_COLUMNS, Record
+from analysis.reproduce.pooled import said_of_a_group
 
 FINDING_COLUMNS = ["id", "rule", "severity", "source", "quote", "recomputation", "found_by"]
 LEVEL_STATS = ("mean", "level")
@@ -60,17 +61,7 @@ def _decimals(printed: str) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
-GROUP_MEMBERS = 3  # one printed number recorded for this many OSes or more is a statement about the group
-
-
 UP_TO = ("max", "max_diff", "max_pct_diff")
-
-
-def said_of_a_group(rows: pd.DataFrame) -> pd.Series:
-    """Rows that copy one printed number to each member of a group of OSes ("all of the
-    operating systems ... by up to 31 %")."""
-    members = rows.groupby(["metric", "statistic", "value", "snippet"], dropna=False)["os"].transform("nunique")
-    return members >= GROUP_MEMBERS
 
 
 def _within_the_groups_bound(group: pd.DataFrame) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from functools import cached_property
 import pandas as pd
 
 from analysis.reproduce.claims import ClaimsFile, Evidence, load_claims
+from analysis.reproduce.pooled import Similar, said_of_a_group, similar_statements
 from analysis.reproduce.published import load_designs, load_published
 
 KEY_COLUMNS = ("testbed", "os", "security", "ip_version", "transport", "size_bytes",
@@ -45,7 +46,7 @@ class Record:
     @cached_property
     def index(self) -> "RowIndex":
         """The rows indexed for lookups (built on first use)."""
-        return RowIndex(self.rows)
+        return RowIndex(self.rows, similar_statements(self.claims))
 
     def design_value(self, name: str):
         for item in self.design.get("design", []):
@@ -183,8 +184,10 @@ class RowIndex:
     answer is kept, so a cell asked for by many claims is found once.
     """
 
-    def __init__(self, rows: pd.DataFrame):
+    def __init__(self, rows: pd.DataFrame, similar: list[Similar] | None = None):
         self.rows = rows
+        self._pooled = said_of_a_group(rows).tolist()
+        self._similar = similar or []
         self._numeric = {c for c in rows.columns if _numeric(rows[c])}
         self._columns = {c: _normalised(rows[c]) for c in rows.columns
                          if c in (*KEY_COLUMNS, "metric", "statistic", "locator", "unit", "id")}
@@ -254,15 +257,20 @@ class RowIndex:
         """Signed a − b from a printed difference on cell a (or b) whose ``compared_to``
         names the other level (and no third one); the sign is the record's ``larger_side``.
         A difference whose larger side the text does not state gives no sign: not used.
-        A row of the study's own summary (``summary``) is taken only when no other is printed."""
+        A row of the study's own summary (``summary``) is taken only when no other is printed.
+        A number said of a group of OSes is not taken for a pair the text, naming that OS,
+        calls similar (:mod:`analysis.reproduce.pooled`)."""
         levels = self.levels(factor)
         found = []
+        similar = any(s.covers(metric, factor, key_a, key_b) for s in self._similar)
         for key, other, sign in ((key_a, key_b, 1), (key_b, key_a, -1)):
             for pos in self._cell(metric, key, statistics):
                 row = self._records[pos]
                 named = levels_named(str(row["compared_to"]), factor, levels)
                 if named != {other[factor]} or scope_conflicts(row, key, factor, self.levels):
                     continue
+                if similar and self._pooled[pos]:
+                    continue  # the group's number, where this OS's own sentence says "similar"
                 larger = side_sign(row)
                 if larger is not None:
                     found.append((sign * larger * float(row["value"]), row))
