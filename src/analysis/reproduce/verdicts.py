@@ -393,13 +393,15 @@ def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict
                                                          lambda r: _in_summary(record, r["id"]))
             if row is not None:
                 break
-        if row is None:
+        if row is None or value is None:
             continue
         restated = same_sentence(claim.quote, row["snippet"]) or _in_summary(record, row["id"])
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
                           for f in _per(claim) if f != "size_bytes")
         out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed without a size)",
                     "a": level_label(factor, level_a), "b": level_label(factor, level_b), "class": "overall",
+                    "diff": value if statistics == DIFF_STATS else None,
+                    "pct": value if statistics == PCT_STATS else None,
                     "verdict": sign_verdict(claim.sense, value, claim.margin, restated=restated),
                     "_group": group, "_cell": group, "rows": [row["id"]], "missing": "",
                     "diff_source": f"printed without a size ({row['locator']}: {row['value_as_printed']} {row['unit']})",
