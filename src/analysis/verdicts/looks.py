@@ -97,7 +97,7 @@ def one_cell(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, one_sided:
         final = look.fraction >= 1.0
         power = math.nan if equivalence or crossed or final else seq.conditional_power(z["diff"], look.fraction,
                                                                                         planned.z[-1])
-        futile = stop.futility is not None and power < stop.futility
+        futile = stop.futility is not None and look.fraction >= stop.futility_from and power < stop.futility
         if crossed or final or futile or i == len(looks) - 1:
             decision = "decided" if crossed else "max_runs" if final else "futility" if futile else "open"
             return _evidence(hyp, look, design, i, z, decision, one_sided, stop, power)
