@@ -57,6 +57,11 @@ DESIGNS = (
            {"min_runs": 4, "look_every": 4, "max_runs": 20, "spending": "obf", "futility": 0.1}),
     Design("Pocock, 5 looks, max 20", {"min_runs": 4, "look_every": 4, "max_runs": 20, "spending": "pocock"}),
     Design("Pocock, 5 looks, max 24", {"min_runs": 5, "look_every": 5, "max_runs": 24, "spending": "pocock"}),
+    Design("O'Brien-Fleming + futility 10 % from half, 6 looks, max 24",
+           {"min_runs": 4, "look_every": 4, "max_runs": 24, "spending": "obf", "futility": 0.1, "futility_from": 0.5}),
+    Design("Pocock + futility 10 % from half, 6 looks, max 24",
+           {"min_runs": 4, "look_every": 4, "max_runs": 24, "spending": "pocock", "futility": 0.1,
+            "futility_from": 0.5}),
 )
 
 
@@ -74,7 +79,7 @@ class Truth:
 
 
 TRUTHS = (Truth("no effect", 0.0), Truth("fixed power 80 %", effect_for_power(0.8)),
-          Truth("fixed power 90 %", effect_for_power(0.9)), Truth("large (2 SD)", 2.0))
+          Truth("fixed power 90 %", effect_for_power(0.9)), Truth("large (2 SD)", 2.0), Truth("plain (5 SD)", 5.0))
 
 
 @dataclass
@@ -83,6 +88,8 @@ class Tally:
     significant: int = 0
     runs: int = 0
     crashes: int = 0
+    lost: int = 0  # campaigns the fixed design found significant and this design did not
+    gained: int = 0  # and the other way round
 
 
 @dataclass
@@ -92,7 +99,7 @@ class Totals:
     def add(self, other: Totals) -> None:
         for key, t in other.cells.items():
             mine = self.cells.setdefault(key, Tally())
-            for name in ("campaigns", "significant", "runs", "crashes"):
+            for name in ("campaigns", "significant", "runs", "crashes", "lost", "gained"):
                 setattr(mine, name, getattr(mine, name) + getattr(t, name))
 
 
@@ -132,12 +139,16 @@ def _chunk(task: tuple[tuple[Design, ...], Truth, int, int]) -> Totals:
             for d in designs:
                 totals.cells.setdefault((d.name, truth.name), Tally()).crashes += 1
             continue
+        significant = [table.loc[f"d{i}", "verdict"] in ("supported", "contradicted") for i in range(len(designs))]
+        fixed = next((sig for d, sig in zip(designs, significant) if d.stop is None), None)
         for i, d in enumerate(designs):
-            row = table.loc[f"d{i}"]
             t = totals.cells.setdefault((d.name, truth.name), Tally())
             t.campaigns += 1
-            t.significant += row["verdict"] in ("supported", "contradicted")
-            t.runs += d.runs_at(float(row["look"]))
+            t.significant += significant[i]
+            t.runs += d.runs_at(float(table.loc[f"d{i}", "look"]))
+            if fixed is not None:
+                t.lost += fixed and not significant[i]
+                t.gained += significant[i] and not fixed
     return totals
 
 
@@ -166,6 +177,8 @@ class Row:
     se: float
     runs_pct: float
     crashes: int
+    vs_fixed: float = math.nan  # P(significant) minus the fixed design's, on the same campaigns
+    vs_fixed_se: float = math.nan  # its MC SE, from the discordant campaigns (paired)
 
 
 def rows(designs: Sequence[Design], truths: Sequence[tuple[Truth, int]], totals: Totals) -> list[Row]:
@@ -176,7 +189,10 @@ def rows(designs: Sequence[Design], truths: Sequence[tuple[Truth, int]], totals:
             rate = t.significant / t.campaigns if t.campaigns else math.nan
             se = math.sqrt(rate * (1 - rate) / t.campaigns) if t.campaigns else math.nan
             runs = 100 * t.runs / (t.campaigns * FIXED_RUNS) if t.campaigns else math.nan
-            out.append(Row(d.name, truth.name, t.campaigns, rate, se, runs, t.crashes))
+            n = t.campaigns or 1
+            diff = (t.gained - t.lost) / n
+            diff_se = math.sqrt(max((t.gained + t.lost) / n - diff ** 2, 0.0) / n)
+            out.append(Row(d.name, truth.name, t.campaigns, rate, se, runs, t.crashes, diff, diff_se))
     return out
 
 
@@ -186,4 +202,89 @@ def render(table: Sequence[Row]) -> str:
     for r in table:
         lines.append(f"| {r.truth} | {r.design} | {r.campaigns} | {r.rate:.3f} ± {r.se:.3f} | "
                      f"{r.runs_pct:.0f} % | {r.crashes} |")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """A campaign's cells as shares of the truths (one claim a cell): what a design
+    costs and finds over a whole campaign, not one question."""
+
+    name: str
+    weights: dict[str, float]  # truth name -> share of the campaign's cells
+
+
+def nearest_truths(effects: Sequence[float], truths: Sequence[Truth] = TRUTHS) -> dict[str, float]:
+    """Shares of ``effects`` (|standardised differences|) nearest each truth's effect."""
+    sizes = np.array([t.effect_sd for t in truths])
+    nearest = [truths[int(np.argmin(np.abs(sizes - abs(e))))].name for e in effects]
+    return {t.name: nearest.count(t.name) / len(nearest) for t in truths if t.name in nearest}
+
+
+def bundled_effects(root) -> list[float]:
+    """|Hedges' g| of every two-group cell the bundled campaigns' own claims test
+    (data/raw/<name> with data/hypotheses/<name>.yaml): the effects users of this
+    suite actually met. Estimates from 5–10 runs a group, so a true null shows as
+    |g| of about 0.3–0.6."""
+    from analysis.ingest.campaign import load_campaign
+    from analysis.ingest.per_run import one_row_per_run
+
+    effects: list[float] = []
+    for hyps in sorted((root / "data/hypotheses").glob("*.yaml")):
+        raw = root / "data/raw" / hyps.stem
+        if not raw.is_dir():
+            continue
+        cells = evaluate(one_row_per_run(load_campaign(raw).runs), hyps).cells
+        effects += cells.loc[cells["effect_name"] == "hedges_g", "effect_size"].abs().dropna().tolist()
+    return effects
+
+
+@dataclass(frozen=True)
+class CampaignRow:
+    design: str
+    mixture: str
+    type_one: float  # P(significant) of its no-effect cells (nan without any)
+    type_one_se: float
+    power: float  # P(significant) over its cells with an effect
+    power_se: float
+    vs_fixed: float  # power minus the fixed design's, on the same campaigns
+    vs_fixed_se: float
+    runs_pct: float  # runs of the whole campaign, % of the fixed design's
+    meets: bool  # ≥ 40 % fewer runs, α and the fixed design's power kept within 2 MC SE
+
+
+def campaign_rows(designs: Sequence[Design], mixtures: Sequence[Mixture], table: Sequence[Row],
+                  ses: float = 2.0) -> list[CampaignRow]:
+    """Every design over every mixture, from the per-truth rows: rates and runs
+    weighted by the mixture's shares (the MC SE of a weighted rate from each truth's own)."""
+    by = {(r.design, r.truth): r for r in table}
+    out = []
+    for m in mixtures:
+        for d in designs:
+            null = by.get((d.name, "no effect")) if m.weights.get("no effect") else None
+            effects = {t: w for t, w in m.weights.items() if t != "no effect" and w > 0}
+            total = sum(effects.values())
+            power = sum(w * by[(d.name, t)].rate for t, w in effects.items()) / total
+            power_se = math.sqrt(sum((w / total) ** 2 * by[(d.name, t)].se ** 2 for t, w in effects.items()))
+            vs_fixed = sum(w * by[(d.name, t)].vs_fixed for t, w in effects.items()) / total
+            vs_fixed_se = math.sqrt(sum((w / total) ** 2 * by[(d.name, t)].vs_fixed_se ** 2
+                                        for t, w in effects.items()))
+            runs = sum(w * by[(d.name, t)].runs_pct for t, w in m.weights.items())
+            keeps_alpha = null is None or null.rate <= ALPHA + ses * math.sqrt(ALPHA * (1 - ALPHA) / null.campaigns)
+            keeps_power = vs_fixed >= -ses * vs_fixed_se
+            out.append(CampaignRow(d.name, m.name, null.rate if null else math.nan, null.se if null else math.nan,
+                                   power, power_se, vs_fixed, vs_fixed_se, runs,
+                                   d.stop is not None and keeps_alpha and keeps_power and runs <= 60))
+    return out
+
+
+def render_campaigns(table: Sequence[CampaignRow], mixtures: Sequence[Mixture]) -> str:
+    shares = {m.name: ", ".join(f"{t} {w:.0%}" for t, w in m.weights.items() if w) for m in mixtures}
+    lines = ["| campaign (shares of its cells) | design | type I error ± MC SE | power ± MC SE | "
+             "power − fixed's ± MC SE | runs, % of fixed | 40 % fewer at equal α and power |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for r in table:
+        alpha = "—" if math.isnan(r.type_one) else f"{r.type_one:.3f} ± {r.type_one_se:.3f}"
+        lines.append(f"| {r.mixture} ({shares[r.mixture]}) | {r.design} | {alpha} | {r.power:.3f} ± {r.power_se:.3f} | "
+                     f"{r.vs_fixed:+.3f} ± {r.vs_fixed_se:.3f} | {r.runs_pct:.0f} % | {'yes' if r.meets else 'no' if r.design != DESIGNS[0].name else ''} |")
     return "\n".join(lines)
