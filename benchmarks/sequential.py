@@ -1,15 +1,19 @@
 """Collect until decided, by simulation: error rates, power and runs saved of the
-sequential designs against the fixed design (issue 27, item 3).
+sequential designs against the fixed design (issue 27, item 3), per question
+and over whole campaigns.
 
 Each simulated campaign is one cell of two groups of normal runs (SD 5 % of a
 mean of 100), drawn up to the largest max_runs of any design. Every design is
-a claim of one hypothesis list evaluated on the same campaign through the
-public ``evaluate`` (each claim its own family), so the designs are compared on
-the same data: the fixed design reads runs 1..FIXED_RUNS, a sequential one
-replays its looks and stops where its rule says. Per design and truth: the
+a claim judged on the same campaign, so the designs are compared on the same
+data: the fixed design reads runs 1..FIXED_RUNS, a sequential one replays its
+looks and stops where its rule says. The judge is either the public
+``evaluate`` (each claim its own family) or :func:`replay`, the same rule
+vectorised, which ``make bench`` uses for its tens of thousands of campaigns
+(the CI test checks the two give the same tallies). Per design and truth: the
 share of campaigns decided significant (type I error under no effect, power
 under an effect), and the runs a group it used on average, as a share of the
-fixed design's. The data are SYNTHETIC. ``bench_sequential.py`` runs it for
+fixed design's; over a campaign (a mixture of truths, one claim a cell) the
+same, weighted. The data are SYNTHETIC. ``bench_sequential.py`` runs it for
 ``make bench``; ``tests/verdicts/test_sequential_simulation.py`` a seeded subset.
 """
 
@@ -18,12 +22,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from multiprocessing import Pool
 
 import numpy as np
 import pandas as pd
 
 from analysis.stats import power_t
+from analysis.stats import sequential as seq
 from analysis.verdicts import evaluate, parse_hypotheses
 
 SEED = 20261202
@@ -125,40 +131,95 @@ def campaign(rng: np.random.Generator, effect_sd: float, runs: int) -> pd.DataFr
                          "status": "ok", "throughput_mbps": np.r_[a, b]})
 
 
-def _chunk(task: tuple[tuple[Design, ...], Truth, int, int]) -> Totals:
-    designs, truth, seed, reps = task
+def replay(d: Design, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(significant, runs a group used) of design ``d`` on campaigns ``a``, ``b``
+    (campaigns × runs, every run made): the engine's rule for complete looks with
+    the same functions (Welch's t through its p value, the Lan–DeMets boundaries
+    at n/max_runs, the stage-wise decision, futility by conditional power),
+    vectorised. ``tests/verdicts/test_sequential_simulation.py`` checks it gives
+    ``evaluate``'s tallies campaign for campaign."""
+    from scipy import stats
+
+    if d.stop is None:
+        p = stats.ttest_ind(a[:, :FIXED_RUNS], b[:, :FIXED_RUNS], axis=1, equal_var=False).pvalue
+        return p <= ALPHA, np.full(a.shape[0], FIXED_RUNS)
+    s = d.stop
+    schedule = list(range(s["min_runs"], s["max_runs"], s["look_every"])) + [s["max_runs"]]
+    design = _boundaries(tuple(n / s["max_runs"] for n in schedule), s["spending"])
+    open_ = np.ones(a.shape[0], bool)
+    significant, used = np.zeros(a.shape[0], bool), np.full(a.shape[0], s["max_runs"])
+    for k, n in enumerate(schedule):
+        va, vb = a[:, :n].var(axis=1, ddof=1) / n, b[:, :n].var(axis=1, ddof=1) / n
+        t = (a[:, :n].mean(axis=1) - b[:, :n].mean(axis=1)) / np.sqrt(va + vb)
+        df = (va + vb) ** 2 / (va ** 2 / (n - 1) + vb ** 2 / (n - 1))
+        z = np.abs(stats.norm.isf(stats.t.sf(np.abs(t), df)))
+        fraction = n / s["max_runs"]
+        crossed = z >= design.z[k]
+        stops = crossed | (fraction >= 1)
+        if s.get("futility") and s.get("futility_from", 0) <= fraction < 1:
+            stops |= z < seq.futility_bound(fraction, design.z[-1], s["futility"])
+        now = open_ & stops
+        significant[now], used[now] = crossed[now], n
+        open_ &= ~stops
+    return significant, used
+
+
+@lru_cache(maxsize=None)
+def _boundaries(fractions: tuple[float, ...], spending: str) -> seq.Boundaries:
+    return seq.boundaries(fractions, ALPHA, spending, 2)  # type: ignore[arg-type]
+
+
+def _chunk(task: tuple[tuple[Design, ...], Truth, int, int, str]) -> Totals:
+    designs, truth, seed, reps, judge = task
     rng = np.random.default_rng(seed)
-    hyps = claims(designs)
     longest = max([FIXED_RUNS] + [d.stop["max_runs"] for d in designs if d.stop])
+    drawn = [campaign(rng, truth.effect_sd, longest) for _ in range(reps)]
+    judged = (_by_engine if judge == "engine" else _by_replay)(designs, drawn)
     totals = Totals()
-    for _ in range(reps):
-        runs = campaign(rng, truth.effect_sd, longest)
-        try:
-            table = evaluate(runs, hyps).table.set_index("id")
-        except Exception:  # noqa: BLE001 - a crash is counted, and the table says so
-            for d in designs:
-                totals.cells.setdefault((d.name, truth.name), Tally()).crashes += 1
-            continue
-        significant = [table.loc[f"d{i}", "verdict"] in ("supported", "contradicted") for i in range(len(designs))]
-        fixed = next((sig for d, sig in zip(designs, significant) if d.stop is None), None)
-        for i, d in enumerate(designs):
-            t = totals.cells.setdefault((d.name, truth.name), Tally())
-            t.campaigns += 1
-            t.significant += significant[i]
-            t.runs += d.runs_at(float(table.loc[f"d{i}", "look"]))
-            if fixed is not None:
-                t.lost += fixed and not significant[i]
-                t.gained += significant[i] and not fixed
+    fixed = next((sig for d, (sig, _) in zip(designs, judged) if d.stop is None), None)
+    for d, (significant, used) in zip(designs, judged):
+        t = totals.cells.setdefault((d.name, truth.name), Tally())
+        done = ~np.isnan(used)
+        t.crashes += int((~done).sum())
+        t.campaigns += int(done.sum())
+        t.significant += int(significant[done].sum())
+        t.runs += int(used[done].sum())
+        if fixed is not None:
+            t.lost += int((fixed & ~significant & done).sum())
+            t.gained += int((significant & ~fixed & done).sum())
     return totals
 
 
+def _by_replay(designs: Sequence[Design], drawn: list[pd.DataFrame]) -> list[tuple[np.ndarray, np.ndarray]]:
+    a = np.array([c.loc[c["group"] == "a", "throughput_mbps"].to_numpy() for c in drawn])
+    b = np.array([c.loc[c["group"] == "b", "throughput_mbps"].to_numpy() for c in drawn])
+    return [(sig, used.astype(float)) for sig, used in (replay(d, a, b) for d in designs)]
+
+
+def _by_engine(designs: Sequence[Design], drawn: list[pd.DataFrame]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every campaign through ``evaluate`` (a crash: runs nan, counted as such)."""
+    hyps = claims(designs)
+    significant = np.zeros((len(designs), len(drawn)), bool)
+    used = np.full((len(designs), len(drawn)), np.nan)
+    for j, runs in enumerate(drawn):
+        try:
+            table = evaluate(runs, hyps).table.set_index("id")
+        except Exception:  # noqa: BLE001 - a crash is counted, and the table says so
+            continue
+        for i, d in enumerate(designs):
+            significant[i, j] = table.loc[f"d{i}", "verdict"] in ("supported", "contradicted")
+            used[i, j] = d.runs_at(float(table.loc[f"d{i}", "look"]))
+    return list(zip(significant, used))
+
+
 def run(designs: Sequence[Design], truths: Sequence[tuple[Truth, int]], workers: int = 2,
-        progress: Callable[[int], object] | None = None) -> Totals:
-    """Every design on ``reps`` campaigns of each truth; seeded per chunk."""
+        progress: Callable[[int], object] | None = None, judge: str = "replay") -> Totals:
+    """Every design on ``reps`` campaigns of each truth; seeded per chunk. ``judge``:
+    "replay" (fast, :func:`replay`) or "engine" (every campaign through ``evaluate``)."""
     tasks = []
     for t_index, (truth, reps) in enumerate(truths):
         for c, start in enumerate(range(0, reps, CHUNK)):
-            tasks.append((tuple(designs), truth, SEED + 1000 * t_index + c, min(CHUNK, reps - start)))
+            tasks.append((tuple(designs), truth, SEED + 1000 * t_index + c, min(CHUNK, reps - start), judge))
     totals = Totals()
     with Pool(workers) as pool:
         for part, task in zip(pool.imap(_chunk, tasks), tasks):
