@@ -65,9 +65,9 @@ DESIGNS = (
     Design("Pocock, 5 looks, max 24", {"min_runs": 5, "look_every": 5, "max_runs": 24, "spending": "pocock"}),
     Design("O'Brien-Fleming + futility 10 % from half, 6 looks, max 24",
            {"min_runs": 4, "look_every": 4, "max_runs": 24, "spending": "obf", "futility": 0.1, "futility_from": 0.5}),
-    Design("Pocock + futility 10 % from half, 6 looks, max 24",
-           {"min_runs": 4, "look_every": 4, "max_runs": 24, "spending": "pocock", "futility": 0.1,
-            "futility_from": 0.5}),
+    Design("Pocock + futility 10 % from 0.4, 7 looks, max 28",
+           {"min_runs": 4, "look_every": 4, "max_runs": 28, "spending": "pocock", "futility": 0.1,
+            "futility_from": 0.4}),
 )
 
 
@@ -123,10 +123,14 @@ def claims(designs: Sequence[Design]) -> list:
     return parse_hypotheses(specs)
 
 
-def campaign(rng: np.random.Generator, effect_sd: float, runs: int) -> pd.DataFrame:
+def draw(rng: np.random.Generator, effect_sd: float, runs: int) -> tuple[np.ndarray, np.ndarray]:
     """SYNTHETIC: runs 1..runs of groups a (shifted by effect_sd SDs) and b."""
-    a = rng.normal(100 + effect_sd * SD, SD, runs)
-    b = rng.normal(100, SD, runs)
+    return rng.normal(100 + effect_sd * SD, SD, runs), rng.normal(100, SD, runs)
+
+
+def frame(a: np.ndarray, b: np.ndarray) -> pd.DataFrame:
+    """One drawn campaign as the engine reads it."""
+    runs = len(a)
     return pd.DataFrame({"group": ["a"] * runs + ["b"] * runs, "run": list(range(1, runs + 1)) * 2,
                          "status": "ok", "throughput_mbps": np.r_[a, b]})
 
@@ -173,7 +177,7 @@ def _chunk(task: tuple[tuple[Design, ...], Truth, int, int, str]) -> Totals:
     designs, truth, seed, reps, judge = task
     rng = np.random.default_rng(seed)
     longest = max([FIXED_RUNS] + [d.stop["max_runs"] for d in designs if d.stop])
-    drawn = [campaign(rng, truth.effect_sd, longest) for _ in range(reps)]
+    drawn = [draw(rng, truth.effect_sd, longest) for _ in range(reps)]
     judged = (_by_engine if judge == "engine" else _by_replay)(designs, drawn)
     totals = Totals()
     fixed = next((sig for d, (sig, _) in zip(designs, judged) if d.stop is None), None)
@@ -190,20 +194,19 @@ def _chunk(task: tuple[tuple[Design, ...], Truth, int, int, str]) -> Totals:
     return totals
 
 
-def _by_replay(designs: Sequence[Design], drawn: list[pd.DataFrame]) -> list[tuple[np.ndarray, np.ndarray]]:
-    a = np.array([c.loc[c["group"] == "a", "throughput_mbps"].to_numpy() for c in drawn])
-    b = np.array([c.loc[c["group"] == "b", "throughput_mbps"].to_numpy() for c in drawn])
+def _by_replay(designs: Sequence[Design], drawn: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    a, b = np.array([c[0] for c in drawn]), np.array([c[1] for c in drawn])
     return [(sig, used.astype(float)) for sig, used in (replay(d, a, b) for d in designs)]
 
 
-def _by_engine(designs: Sequence[Design], drawn: list[pd.DataFrame]) -> list[tuple[np.ndarray, np.ndarray]]:
+def _by_engine(designs: Sequence[Design], drawn: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Every campaign through ``evaluate`` (a crash: runs nan, counted as such)."""
     hyps = claims(designs)
     significant = np.zeros((len(designs), len(drawn)), bool)
     used = np.full((len(designs), len(drawn)), np.nan)
-    for j, runs in enumerate(drawn):
+    for j, (a, b) in enumerate(drawn):
         try:
-            table = evaluate(runs, hyps).table.set_index("id")
+            table = evaluate(frame(a, b), hyps).table.set_index("id")
         except Exception:  # noqa: BLE001 - a crash is counted, and the table says so
             continue
         for i, d in enumerate(designs):
@@ -285,15 +288,16 @@ def nearest_truths(effects: Sequence[float], truths: Sequence[Truth] = TRUTHS) -
 def bundled_effects(root) -> list[float]:
     """|Hedges' g| of every two-group cell the bundled campaigns' own claims test
     (data/raw/<name> with data/hypotheses/<name>.yaml): the effects users of this
-    suite actually met. Estimates from 5–10 runs a group, so a true null shows as
+    suite actually met. Estimates from 5–15 runs a group, so a true null shows as
     |g| of about 0.3–0.6."""
     from analysis.ingest.campaign import load_campaign
     from analysis.ingest.per_run import one_row_per_run
+    from analysis.report.twins import TWIN_SUFFIX
 
     effects: list[float] = []
     for hyps in sorted((root / "data/hypotheses").glob("*.yaml")):
         raw = root / "data/raw" / hyps.stem
-        if not raw.is_dir():
+        if not raw.is_dir() or hyps.stem.endswith(TWIN_SUFFIX):  # a fixed twin repeats its campaign's cells
             continue
         cells = evaluate(one_row_per_run(load_campaign(raw).runs), hyps).cells
         effects += cells.loc[cells["effect_name"] == "hedges_g", "effect_size"].abs().dropna().tolist()
@@ -340,12 +344,12 @@ def campaign_rows(designs: Sequence[Design], mixtures: Sequence[Mixture], table:
 
 
 def render_campaigns(table: Sequence[CampaignRow], mixtures: Sequence[Mixture]) -> str:
-    shares = {m.name: ", ".join(f"{t} {w:.0%}" for t, w in m.weights.items() if w) for m in mixtures}
-    lines = ["| campaign (shares of its cells) | design | type I error ± MC SE | power ± MC SE | "
+    lines = [f"- *{m.name}*: " + ", ".join(f"{t} {w:.0%}" for t, w in m.weights.items() if w) for m in mixtures]
+    lines += ["", "| campaign | design | type I error ± MC SE | power ± MC SE | "
              "power − fixed's ± MC SE | runs, % of fixed | 40 % fewer at equal α and power |",
              "|---|---|---:|---:|---:|---:|---|"]
     for r in table:
         alpha = "—" if math.isnan(r.type_one) else f"{r.type_one:.3f} ± {r.type_one_se:.3f}"
-        lines.append(f"| {r.mixture} ({shares[r.mixture]}) | {r.design} | {alpha} | {r.power:.3f} ± {r.power_se:.3f} | "
+        lines.append(f"| {r.mixture} | {r.design} | {alpha} | {r.power:.3f} ± {r.power_se:.3f} | "
                      f"{r.vs_fixed:+.3f} ± {r.vs_fixed_se:.3f} | {r.runs_pct:.0f} % | {'yes' if r.meets else 'no' if r.design != DESIGNS[0].name else ''} |")
     return "\n".join(lines)
