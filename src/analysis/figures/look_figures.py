@@ -73,6 +73,7 @@ def _figure(paths, claim: str, statement: str, campaign: str, synthetic: bool):
          else "z of the difference between the compared levels: beyond a boundary, the cell is decided")
     if any(np.isfinite(p.futility).any() for p in paths):
         note += "; shaded: the futility region"
+    note += "."
     F.caption(fig, campaign, synthetic, note)
     fig.subplots_adjust(top=1 - 0.75 / fig.get_figheight(), bottom=0.95 / fig.get_figheight() + 0.05,
                         hspace=0.55, wspace=0.3)
