@@ -139,7 +139,8 @@ def test_factor_table_lists_levels_in_plan_order():
     assert table["run"]["type"] == "int"
 
 
-@pytest.mark.parametrize("name, runs", [("lan-p2p", 1800), ("sizes-10", 800), ("jumbo-routed", 270), ("first", 36), ("first-ssh", 36)])
+@pytest.mark.parametrize("name, runs", [("lan-p2p", 1800), ("sizes-10", 800), ("jumbo-routed", 270), ("first", 36), ("first-ssh", 36),
+                                              ("until-decided", 105), ("until-decided-fixed", 105)])
 def test_shipped_plans_validate(name, runs):
     p = load_plan(PLANS / f"{name}.yaml")
     assert p.name == name

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from analysis.stats.sequential import (boundaries, conditional_power, exit_probabilities, repeated_ci, spent,
-                                       stagewise_p, t_critical, z_of_t)
+from analysis.stats.sequential import (boundaries, conditional_power, exit_probabilities, futility_bound,
+                                       repeated_ci, spent, stagewise_p, t_critical, z_of_t)
 
 FIVE = np.arange(1, 6) / 5
 
@@ -140,3 +140,13 @@ def test_welch_t_at_four_runs_a_group_keeps_alpha(spending):
     for k, n in enumerate(looks):
         rejected |= stats.ttest_ind(a[:, :n], b[:, :n], axis=1, equal_var=False).pvalue <= design.nominal(k)
     assert rejected.mean() == pytest.approx(0.05, abs=3 * math.sqrt(0.05 * 0.95 / 20000))
+
+
+@pytest.mark.parametrize("fraction, threshold", [(0.2, 0.1), (0.5, 0.1), (0.8, 0.2), (0.6, 0.02)])
+def test_the_futility_bound_is_where_conditional_power_meets_the_threshold(fraction, threshold):
+    c = futility_bound(fraction, 2.0, threshold)
+    if c == 0:  # even z = 0 keeps the conditional power above the threshold
+        assert conditional_power(0.0, fraction, 2.0) >= threshold
+    else:
+        assert conditional_power(c, fraction, 2.0) == pytest.approx(threshold)
+        assert conditional_power(0.99 * c, fraction, 2.0) < threshold < conditional_power(1.01 * c, fraction, 2.0)

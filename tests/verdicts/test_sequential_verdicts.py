@@ -145,3 +145,17 @@ def test_the_engine_stops_where_the_boundary_rule_stops():
                    if stats.ttest_ind(a[:n], b[:n], equal_var=False).pvalue <= design.nominal(k)]
         assert row["look"] == (crossed[0] if crossed else 5)
         assert (row["verdict"] == "supported") == bool(crossed)
+
+
+def test_futility_waits_for_futility_from():
+    """The same runs stop for futility early, but not before the information fraction futility_from names."""
+    early = evaluate(runs(0.0, seed=9), [claim(direction="different", stop=STOP | {"futility": 0.2})]).table.iloc[0]
+    late = evaluate(runs(0.0, seed=9), [claim(direction="different",
+                                              stop=STOP | {"futility": 0.2, "futility_from": 0.5})]).table.iloc[0]
+    assert early["look"] < 3
+    assert late["look"] >= 3  # the first look at information ≥ 0.5 is look 3 (12 of 20 runs)
+
+
+def test_futility_from_without_futility_is_refused():
+    with pytest.raises(HypothesisError, match="futility_from"):
+        parse_hypotheses([claim(stop=STOP | {"futility_from": 0.5})])

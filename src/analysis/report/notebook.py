@@ -65,3 +65,19 @@ def campaign_verdicts(campaign: str | Path, runs: pd.DataFrame, hypotheses: str 
     from analysis.verdicts.registration import registration_of
 
     return evaluate(runs, hypotheses, registration=registration_of(Path(campaign), Path(hypotheses)))
+
+
+def campaign_looks(campaign: str | Path, runs: pd.DataFrame, hypotheses: str | Path, out_dir: str | Path, *,
+                   name: str, synthetic: bool) -> list[tuple[str, Path]]:
+    """(caption, png) of every claim collected until decided, look by look against
+    its boundaries, one- or two-sided as the verdict table tests it (the
+    campaign's registration); none for a campaign without ``stop:`` claims::
+
+        show.figures(campaign_looks(campaign, runs, hypotheses, Path(out) / 'figures', ...))
+    """
+    from analysis.figures.look_figures import draw_looks
+    from analysis.verdicts.registration import registration_of
+
+    drawn = draw_looks(runs, hypotheses, out_dir, campaign=name, synthetic=synthetic,
+                       registration=registration_of(Path(campaign), Path(hypotheses)))
+    return [(d.caption, d.png) for d in drawn]

@@ -231,6 +231,15 @@ def conditional_power(z: float, fraction: float, final_z: float) -> float:
     return float(stats.norm.sf((final_z - b - drift * (1 - fraction)) / math.sqrt(1 - fraction)))
 
 
+def futility_bound(fraction: float, final_z: float, threshold: float) -> float:
+    """The |z| at information ``fraction`` below which :func:`conditional_power` is under
+    ``threshold``: √t·(c_K − Φ⁻¹(1 − threshold)·√(1 − t)), from the same B-value formula
+    (the conditional power is Φ̄((c_K − |z|/√t)/√(1 − t))); 0 when no |z| is that futile."""
+    if not 0 < fraction < 1:
+        raise ValueError(f"information fraction must be in (0, 1) for a futility look, got {fraction}")
+    return max(0.0, math.sqrt(fraction) * (final_z - float(stats.norm.isf(threshold)) * math.sqrt(1 - fraction)))
+
+
 def repeated_ci(estimate: float, se: float, z_bound: float, df: float = math.inf) -> tuple[float, float]:
     """The repeated CI of a look: estimate ± c_k·SE, c_k turned into a t quantile on Welch's
     df. Its coverage holds at every look at once (level 1 − 2α_s), so it stays valid

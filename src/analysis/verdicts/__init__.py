@@ -19,9 +19,10 @@ from analysis.verdicts.spec import (Compare, Hypothesis, canon, check_against, l
 
 if TYPE_CHECKING:
     from analysis.verdicts.engine import (CELL_COLUMNS, HYPOTHESIS_COLUMNS, Verdicts, evaluate, evaluate_cells,
-                                          evaluate_hypotheses)
+                                          evaluate_hypotheses, sequential_paths)
 
-_ENGINE = ("CELL_COLUMNS", "HYPOTHESIS_COLUMNS", "Verdicts", "evaluate", "evaluate_cells", "evaluate_hypotheses")
+_ENGINE = ("CELL_COLUMNS", "HYPOTHESIS_COLUMNS", "Verdicts", "evaluate", "evaluate_cells", "evaluate_hypotheses",
+           "sequential_paths")
 
 
 def __getattr__(name: str) -> Any:
@@ -36,4 +37,5 @@ __all__ = [
     "CELL_COLUMNS", "Compare", "HYPOTHESIS_COLUMNS", "Hypothesis", "HypothesisError", "POST_HOC", "Registration",
     "VERDICTS", "Verdict", "Verdicts", "canon", "check_against", "evaluate", "evaluate_cells",
     "evaluate_hypotheses", "load_hypotheses", "load_question", "parse_hypotheses", "registration_of",
+    "sequential_paths",
 ]

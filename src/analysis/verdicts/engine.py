@@ -28,7 +28,7 @@ from analysis.errors import HypothesisError
 from analysis.ingest.per_run import one_row_per_run
 from analysis.naming import is_clock_offset, unit_of
 from analysis.verdicts.cells import CellTest, Evidence, NoTest, interaction, per_cell, pooled
-from analysis.verdicts.looks import SequentialTest, sequential_cells, undecided_reason, with_design
+from analysis.verdicts.looks import LookPath, SequentialTest, look_paths, sequential_cells, undecided_reason, with_design
 from analysis.verdicts.policy import assumption_checks, pick_test
 from analysis.verdicts.registration import POST_HOC, Registration
 from analysis.verdicts.rules import Verdict, aggregate, tested_verdict
@@ -117,6 +117,24 @@ def evaluate(runs: pd.DataFrame, path_or_specs, registration: Registration = POS
         cells.append(table)
     cell_table = pd.concat(cells, ignore_index=True) if cells else pd.DataFrame(columns=CELL_COLUMNS)
     return Verdicts(pd.DataFrame(rows, columns=HYPOTHESIS_COLUMNS), cell_table)
+
+
+def sequential_paths(runs: pd.DataFrame, path_or_specs, registration: Registration = POST_HOC) -> list[LookPath]:
+    """Every cell of every ``stop:`` claim, look by look against its boundaries (the
+    same runs, sides, family α and replay as :func:`evaluate`): what the report draws."""
+    runs = _one_row_per_run(runs)
+    hyps = as_hypotheses(path_or_specs)
+    if not any(h.stop for h in hyps):
+        return []
+    families = _family_sizes(hyps, runs)
+    paths: list[LookPath] = []
+    with _quiet():
+        for hyp in hyps:
+            if hyp.stop:
+                one_sided = registration.registered and hyp.direction in ("greater", "less")
+                paths += look_paths(hyp, select(hyp, runs), select(hyp, runs, successful_only=False), one_sided,
+                                    families.get(hyp.id, 1))
+    return paths
 
 
 def evaluate_hypotheses(runs: pd.DataFrame, path_or_specs, registration: Registration = POST_HOC) -> pd.DataFrame:

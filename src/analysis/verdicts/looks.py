@@ -81,15 +81,41 @@ def _guarded(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, one_sided:
 
 def one_cell(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, one_sided: bool, alpha: float) -> Evidence:
     """Replay the complete looks of one cell and stop at the first decision."""
+    replay = _replay(hyp, cell, made, one_sided, alpha)
+    if isinstance(replay, tuple):
+        return replay[0]
+    step = replay[-1]
+    return _evidence(hyp, step.look, step.design, step.index, step.z, step.decision, one_sided, step.stop, step.power)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One look replayed: its statistics against its boundary, and what it decided."""
+
+    index: int
+    look: _Look
+    design: seq.Boundaries
+    planned: seq.Boundaries
+    stop: Stop
+    z: dict[str, float]
+    power: float
+    decision: str  # "" for a look that decided nothing and was not the last
+
+
+def _replay(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, one_sided: bool,
+            alpha: float) -> list[_Step] | tuple[Evidence]:
+    """The looks up to the one the cell stopped at (its last complete one when open);
+    (why there is none,) when no look is complete."""
     stop = hyp.stop
     assert stop is not None
     looks, last = _looks(hyp, cell, made, stop, one_sided)
     if not looks:
-        return last
+        return (last,)
     equivalence = hyp.direction == "equivalent"
     sides = 1 if one_sided or equivalence else 2
     design = _design(tuple(lk.fraction for lk in looks), alpha, stop.spending, sides)
     planned = _design(tuple(n / stop.max_runs for n in stop.schedule()), alpha, stop.spending, sides)
+    steps = []
     for i, look in enumerate(looks):
         z = _statistics(hyp, look)
         c = design.z[i]
@@ -97,11 +123,65 @@ def one_cell(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, one_sided:
         final = look.fraction >= 1.0
         power = math.nan if equivalence or crossed or final else seq.conditional_power(z["diff"], look.fraction,
                                                                                         planned.z[-1])
-        futile = stop.futility is not None and power < stop.futility
-        if crossed or final or futile or i == len(looks) - 1:
-            decision = "decided" if crossed else "max_runs" if final else "futility" if futile else "open"
-            return _evidence(hyp, look, design, i, z, decision, one_sided, stop, power)
-    raise AssertionError("unreachable: the last look always returns")
+        futile = stop.futility is not None and look.fraction >= stop.futility_from and power < stop.futility
+        ends = crossed or final or futile or i == len(looks) - 1
+        decision = ("decided" if crossed else "max_runs" if final else "futility" if futile else "open") if ends else ""
+        steps.append(_Step(i, look, design, planned, stop, z, power, decision))
+        if ends:
+            return steps
+    raise AssertionError("unreachable: the last look always ends the replay")
+
+
+@dataclass(frozen=True)
+class LookPath:
+    """A cell's statistic look by look against its boundaries, for the report's figure.
+    ``z``: the z of the difference a − b (crossing ±``bound`` decides), or for an
+    equivalence claim the smaller of the two TOST statistics (crossing +``bound``
+    shows equivalence). ``futility``: the |z| below which a look stopped for
+    futility (nan where no futility look). ``planned_*``: the design's boundaries
+    at every planned look, for the looks not made."""
+
+    claim: str
+    cell: str
+    equivalence: bool
+    runs: tuple[int, ...]  # runs a group at each look made (the smaller group)
+    z: tuple[float, ...]
+    bound: tuple[float, ...]
+    futility: tuple[float, ...]
+    planned_runs: tuple[int, ...]
+    planned_bound: tuple[float, ...]
+    decision: str
+    design: str  # the cell's design text, as in the verdict tables
+
+
+def look_paths(hyp: Hypothesis, data: pd.DataFrame, made: pd.DataFrame, one_sided: bool,
+               family: int) -> list[LookPath]:
+    """The path of every cell of a sequential claim with a complete look (the same
+    replay, α and boundaries as :func:`sequential_cells`)."""
+    stop = hyp.stop
+    assert stop is not None
+    alpha = hyp.alpha if hyp.correction == "none" else hyp.alpha / max(family, 1)
+    made_cells = dict(split_cells(hyp, made))
+    equivalence = hyp.direction == "equivalent"
+    paths = []
+    for name, cell in split_cells(hyp, data):
+        try:
+            replay = _replay(hyp, cell, made_cells.get(name, cell), one_sided, alpha)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            continue  # no sequential test: the verdict tables say why
+        if isinstance(replay, tuple):
+            continue
+        last = replay[-1]
+        final = last.planned.z[-1]
+        futility = tuple(seq.futility_bound(s.look.fraction, final, stop.futility)
+                         if stop.futility is not None and not equivalence and stop.futility_from <= s.look.fraction < 1
+                         else math.nan for s in replay)
+        z = tuple(min(s.z["low"], -s.z["high"]) if equivalence else s.z["diff"] for s in replay)
+        paths.append(LookPath(hyp.id, name, equivalence, tuple(min(s.look.a.size, s.look.b.size) for s in replay),
+                              z, tuple(last.design.z[: len(replay)]), futility, tuple(stop.schedule()),
+                              last.planned.z, last.decision,
+                              _design_text(hyp, last.look, last.design, last.index, last.decision, stop, last.power)))
+    return paths
 
 
 def _looks(hyp: Hypothesis, cell: pd.DataFrame, made: pd.DataFrame, stop: Stop,

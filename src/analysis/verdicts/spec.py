@@ -71,7 +71,9 @@ class Stop(BaseModel):
     ``min_runs`` on, at most ``max_runs``) and stop a cell once its answer is
     known; α is spent over the looks by ``spending`` (docs/statistics.md,
     "Collect until decided"). ``futility``: stop a cell whose conditional power
-    under the current trend falls below it (non-binding; none by default)."""
+    under the current trend falls below it (non-binding; none by default), at
+    looks from information fraction ``futility_from`` on (the early trend of a
+    few runs is too noisy to give up on: starting later keeps the power)."""
 
     model_config = ConfigDict(extra="forbid")
     when: Literal["decided"] = "decided"
@@ -81,11 +83,14 @@ class Stop(BaseModel):
     spending: Literal["obf", "pocock"] = "obf"
     alpha: float | None = Field(default=None, gt=0, lt=1)
     futility: float | None = Field(default=None, gt=0, lt=1)
+    futility_from: float = Field(default=0.0, ge=0, lt=1)
 
     @model_validator(mode="after")
     def _ordered(self):
         if self.max_runs < self.min_runs:
             raise ValueError(f"stop: max_runs {self.max_runs} is below min_runs {self.min_runs}")
+        if self.futility_from and self.futility is None:
+            raise ValueError("stop: futility_from is given but futility is not: no look would stop for futility")
         return self
 
     def schedule(self) -> list[int]:
