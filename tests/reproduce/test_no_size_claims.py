@@ -125,3 +125,10 @@ def test_decidable_lists_an_untestable_claim_whose_scope_prints_a_comparison():
     assert comparisons_in_scope(named.claims.claims[0], named).empty
     other_app = record([pct(1, 4, 128, 3.0, application="DNS")], [similar], sizes=SIZES)
     assert comparisons_in_scope(other_app.claims.claims[0], other_app).empty
+
+
+def test_a_named_exception_is_no_size_of_a_claim_that_names_no_size():
+    rows = [pct(1, 6, 128, 2.0), pct(2, 4, 256, 1.0)]
+    assert judged(rows, [no_size()])["verdict"] == "disagrees where printed"
+    v = judged(rows, [no_size(exclude=[{"size_bytes": 128}])])
+    assert v["verdict"] == "agrees where printed" and v["judged_at"] == "256 B"

@@ -86,8 +86,12 @@ def _expand(claim: Claim, record: Record) -> list[dict]:
         else:
             levels.append(_record_levels(record, claim.metric, factor, claim.id))
     cells = [{**fixed, **dict(zip(per, combo))} for combo in product(*levels)]
-    return [c for c in cells  # the exceptions the study itself states
-            if not any(all(c.get(k) == v for k, v in ex.items()) for ex in claim.exclude)]
+    return [c for c in cells if not _excluded(claim, c)]
+
+
+def _excluded(claim: Claim, cell: dict) -> bool:
+    """A cell the claim's named exceptions (the study's own) leave out."""
+    return any(all(cell.get(k) == v for k, v in ex.items()) for ex in claim.exclude)
 
 
 def _record_levels(record: Record, metric: str, factor: str, claim_id: str) -> list:
@@ -590,7 +594,9 @@ def _over_sizes(claim: Claim, record: Record, c: dict) -> list[dict]:
         return [c]
     sizes = record.design_value("sizes_bytes") or []
     label = "" if c["cell"] == "all" else c["cell"] + ", "
-    sized = [_judged_cell(claim, record, {**c["_cell"], "size_bytes": s}, f"{label}{s} B") for s in sizes]
+    keys = [{**c["_cell"], "size_bytes": s} for s in sizes]
+    sized = [_judged_cell(claim, record, key, f"{label}{key['size_bytes']} B") for key in keys
+             if not _excluded(claim, key)]
     found = [s for s in sized if s["class"] != Verdict.UNJUDGED and not s["restated"]]
     return sized if found else [c]
 
