@@ -132,3 +132,28 @@ def test_a_named_exception_is_no_size_of_a_claim_that_names_no_size():
     assert judged(rows, [no_size()])["verdict"] == "disagrees where printed"
     v = judged(rows, [no_size(exclude=[{"size_bytes": 128}])])
     assert v["verdict"] == "agrees where printed" and v["judged_at"] == "256 B"
+
+
+def ranges(a_low, a_high, b_low, b_high):
+    """IPv4's (a) and IPv6's (b) printed ranges over sizes."""
+    return [row(90, ip_version=4, statistic="range_min", value=a_low), row(91, ip_version=4, statistic="range_max", value=a_high),
+            row(92, ip_version=6, statistic="range_min", value=b_low), row(93, ip_version=6, statistic="range_max", value=b_high)]
+
+
+def test_printed_ranges_bear_on_a_claim_that_names_no_size():
+    """Ranges apart decide every size; a's lowest below b's lowest puts a below b at one size."""
+    assert judged(ranges(46, 50, 37, 45), [no_size()])["verdict"] == "agrees"
+    crossed = judged([pct(1, 4, 128, 3.0)] + ranges(37.3, 46.1, 37.5, 42.2), [no_size()])
+    assert crossed["verdict"] == "agrees where printed"  # for at 128 B and at a's peak, against where a is lowest
+    assert "a's lowest 37.3 < b's lowest 37.5" in crossed["note"]
+
+
+def test_a_tested_cell_for_and_a_printed_value_against_lean_against_most():
+    tested = [row(1, ip_version=4, size_bytes=128, size_kind="packet", statistic="mean", value=44.0),
+              row(2, ip_version=6, size_bytes=128, size_kind="packet", statistic="mean", value=40.0),
+              row(3, ip_version=4, size_bytes=128, size_kind="packet", statistic="sd", value=0.5),
+              row(4, ip_version=6, size_bytes=128, size_kind="packet", statistic="sd", value=0.5)]
+    rec = record(tested + [pct(5, 6, 256, 2.0)], [claim(holds="most")], sizes=SIZES, runs=10)
+    assert evaluate_claims(rec)[0].set_index("id").loc["X", "verdict"] == "disagrees where printed"
+    alone = record(tested, [claim(holds="most")], sizes=SIZES, runs=10)
+    assert evaluate_claims(alone)[0].set_index("id").loc["X", "verdict"] == "supported where printed"

@@ -375,6 +375,51 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
     return out
 
 
+def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
+    """Printed ranges for a claim that names no size, per group judged over sizes:
+    ranges apart decide every size of the group; else a's highest above b's
+    highest puts a above b at one size (a's peak), and a's lowest below b's
+    lowest puts a below b at one size (a's lowest) — "where printed" evidence."""
+    if _names_size(claim) or claim.sense not in ("greater", "less"):
+        return []
+    factor = claim.compared.factor
+    level_a, level_b = _two_levels(claim)
+    if claim.sense == "less":
+        level_a, level_b = level_b, level_a
+    out: list[dict] = []
+    for group_cells in _groups(cells).values():
+        if "size_bytes" not in group_cells[0]["_cell"] and group_cells[0]["class"] != Verdict.UNJUDGED:
+            continue  # judged on a number printed without a size
+        group = group_cells[0]["_key"]
+        lo_a, hi_a, rows_a = record.index.extremes(claim.metric, {**group, factor: level_a})
+        lo_b, hi_b, rows_b = record.index.extremes(claim.metric, {**group, factor: level_b})
+        used = pd.concat([rows_a, rows_b])
+        if used.empty:
+            continue
+        restated = all(same_sentence(claim.quote, t) for t in used["snippet"]) or all(
+            _in_summary(record, r) for r in used["id"])
+        apart = _range_verdict("most", (lo_a, hi_a), (lo_b, hi_b))
+        found: list[tuple[str, str, str]] = []
+        if apart is not None and apart[0] != Verdict.UNDECIDED:
+            found.append(("range", *apart))
+        else:
+            if hi_a is not None and hi_b is not None and hi_a != hi_b:
+                found.append(("overall", Verdict.AGREES if hi_a > hi_b else Verdict.DISAGREES,
+                              f"a's highest {hi_a:g} vs b's highest {hi_b:g}: the order at one size"))
+            if lo_a is not None and lo_b is not None and lo_a < lo_b:
+                found.append(("overall", Verdict.DISAGREES, f"a's lowest {lo_a:g} < b's lowest {lo_b:g}: "
+                              "a < b where a is lowest"))
+        label = group_cells[0]["cell"].rsplit(", ", 1)[0] if ", " in group_cells[0]["cell"] else ""
+        for kind, verdict, why in found:
+            out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed ranges)",
+                        "a": level_label(factor, level_a), "b": level_label(factor, level_b), "class": kind,
+                        "verdict": Verdict.RESTATED if restated else verdict, "_group": group, "_cell": group,
+                        "rows": list(used["id"]), "missing": "", "note": why,
+                        "diff_source": "printed ranges" + (" — the claim's own sentence or the study's summary"
+                                                           if restated else "")})
+    return out
+
+
 def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
     """One cell per group of a claim over sizes that has no number at any of its
     sizes, judged on a difference printed for the group without a size (an
@@ -439,6 +484,13 @@ def _combined(holds: str, tested_verdicts: list[str], signs: list[str]) -> str:
             return Verdict.CONTRADICTED
         if Verdict.DISAGREES in evidence:
             return Verdict.DISAGREES
+    elif tested_verdicts and Verdict.DISAGREES in evidence:  # most: signs against count beside the tests
+        judged = tested_verdicts + evidence
+        against = sum(v in REFUTING for v in judged)
+        if against > len(judged) / 2:
+            return Verdict.CONTRADICTED if Verdict.CONTRADICTED in tested_verdicts else Verdict.DISAGREES
+        if against >= sum(v in (Verdict.SUPPORTED, Verdict.AGREES) for v in judged):
+            return Verdict.DISAGREES_WHERE_PRINTED
     if tested_verdicts:
         return aggregate(holds, tested_verdicts, Verdict.SUPPORTED, Verdict.CONTRADICTED, (Verdict.INCONCLUSIVE,))
     return sign_aggregate(holds, signs)
@@ -462,7 +514,8 @@ def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
         return _quantified(claim.holds, sized, ranges, key)
     verdicts, holding = [], []
     for group in _groups(sized).values():
-        verdict, holds_at = _quantified(OVER_SIZES, group, [], key)
+        printed = [r for r in ranges if r["_group"] == group[0]["_key"]]
+        verdict, holds_at = _quantified(OVER_SIZES, group, printed, key)
         verdicts.append(verdict)
         holding += holds_at
     return over_groups(claim.holds, verdicts), holding
@@ -609,7 +662,8 @@ def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:
     for cell in keys:
         cells += _over_sizes(claim, record, _judged_cell(claim, record, cell, _cell_label(claim, cell)))
     _judge_cells(claim, cells)
-    cells += _range_cells(claim, record, keys) + _overall_cells(claim, record, cells)
+    cells += (_range_cells(claim, record, keys) + _overall_cells(claim, record, cells)
+              + _no_size_range_cells(claim, record, cells))
     for c in cells:  # only a tested cell's verdict depends on the sides of its test
         c["registration"] = REGISTRATION
         c.setdefault("verdict_one_sided", c["verdict"])
