@@ -1,5 +1,6 @@
 """Claims files validate, and every quote is verbatim in its study's text."""
 import copy
+import functools
 
 import pytest
 import yaml
@@ -10,20 +11,26 @@ from analysis.reproduce import load_record
 STUDIES = studies()
 
 
+@pytest.fixture(scope="module")
+def claims_of():
+    """Each study's claims file read once for this module (the thesis's takes seconds)."""
+    return functools.cache(load_claims)
+
+
 def test_every_study_has_a_claims_file():
     assert STUDIES == ["000_4e5320b6fe1e825c", "001_67ed56f85540d5f7", "002_6c0e8c5c95705e2f",
                        "003_78d69edb35c6dd71", "004_a7738a926cf50bd6"]
 
 
 @pytest.mark.parametrize("study", STUDIES)
-def test_claims_file_validates_and_names_its_study(study):
-    claims = load_claims(study)
+def test_claims_file_validates_and_names_its_study(study, claims_of):
+    claims = claims_of(study)
     assert claims.study == study and claims.claims
 
 
 @pytest.mark.parametrize("study", STUDIES)
-def test_every_quote_occurs_verbatim_in_the_study(study, paper_text, normalised):
-    text, claims = paper_text[study], load_claims(study)
+def test_every_quote_occurs_verbatim_in_the_study(study, paper_text, normalised, claims_of):
+    text, claims = paper_text[study], claims_of(study)
     quotes = [(c.id, c.quote) for c in claims.claims] + [(d.id, d.quote) for d in claims.derived]
     quotes += [(a.id, q) for a in claims.audit for q in a.quotes]
     missing = [(i, q) for i, q in quotes if normalised(q) not in text]
