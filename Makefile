@@ -66,9 +66,12 @@ notebooks: setup
 # JupyterLab on notebooks/, for a user or root (Jupyter refuses root without
 # --allow-root, so it is passed only then). LAB_ARGS adds options, e.g.
 # LAB_ARGS="--no-browser --port 8899"; LAB_IP=0.0.0.0 listens beyond this machine.
+# jupyter/ holds the project's settings: no autosave, and saves without widget
+# views, so running a notebook leaves git clean (jupyter/README.md).
 LAB_IP ?= 127.0.0.1
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks --ip=$(LAB_IP) \
+	JUPYTER_CONFIG_PATH=$(CURDIR)/jupyter$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH)) \
+	  $(BIN)/jupyter lab --notebook-dir=notebooks --ip=$(LAB_IP) \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 bench: setup

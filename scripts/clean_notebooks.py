@@ -4,8 +4,9 @@ who only opens one leaves git clean.
 
 An execution by nbconvert or papermill records what JupyterLab does not:
 per-cell timestamps (``metadata.execution``), papermill's cell and notebook
-metadata, and the kernel's display name from the kernelspec it was started
-with. JupyterLab rewrites the kernelspec when it starts the kernel, and saves
+metadata, the kernel's display name from the kernelspec it was started
+with, and widget views whose model ids live only in that run's kernel (they
+go as the project's JupyterLab drops them on save: analysis.report.lab_save). JupyterLab rewrites the kernelspec when it starts the kernel, and saves
 (autosave) what it shows: a committed notebook that differs from that shows up
 as a change in git although nobody edited it.
 
@@ -24,8 +25,10 @@ from pathlib import Path
 
 import nbformat
 
+from analysis.report.lab_save import without_live_state
+
 CELL_KEYS = ("execution", "papermill", "ExecuteTime", "collapsed", "scrolled")  # recorded runs, view state
-NOTEBOOK_KEYS = ("papermill", "widgets")
+NOTEBOOK_KEYS = ("papermill",)
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -42,7 +45,7 @@ def kernelspec() -> dict[str, str]:
 
 def clean(nb: nbformat.NotebookNode, spec: dict[str, str]) -> list[str]:
     """Strip what a run records and JupyterLab does not keep; returns what was changed."""
-    changed = []
+    changed = without_live_state(nb)
     for key in NOTEBOOK_KEYS:
         if nb.metadata.pop(key, None) is not None:
             changed.append(f"metadata.{key}")

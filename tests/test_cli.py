@@ -111,7 +111,8 @@ def _readme_commands(prefixes=("netrepro parse", "netrepro ingest", "netrepro ve
     return [line for line in lines if line.startswith(prefixes)]
 
 
-@pytest.mark.parametrize("command", _readme_commands(), ids=lambda c: c[:60])
+@pytest.mark.parametrize("command", [  # -j 2 starts a local Dask cluster (seconds): out of `make test-fast`
+    pytest.param(c, marks=pytest.mark.slow) if " -j " in c else c for c in _readme_commands()], ids=lambda c: c[:60])
 def test_every_readme_command_succeeds_as_written(command, monkeypatch):
     """The quick start is a new user's first contact: each command exits 0
     (the README's globs expand in the repository, as a shell would there)."""

@@ -164,3 +164,33 @@ def test_a_choice_the_next_tool_offers_too_is_kept():
     ex.tool.value = "netperf"
     assert ex.x.options[0] == "mode" and ex.x.value == "stack"
     assert ex.figure.axes[0].get_xlabel() == "Stack"
+
+
+def test_the_widget_says_it_is_drawing_and_hides_the_old_figure_meanwhile(demo):
+    runs, factors = demo
+    ex = Explorer(runs, factors, campaign="demo-loopback", synthetic=False)
+    assert ex.state == "shown" and ex.image.layout.visibility == "visible"
+    old = bytes(ex.image.value)
+    seen = []  # what a reader sees each time the message changes, in order
+    ex.message.observe(lambda change: seen.append((change["new"], ex.image.layout.visibility, ex.state,
+                                                   bytes(ex.image.value) == old)), names="value")
+    ex.kind.value = "distribution"
+    drawing, shown = seen
+    assert drawing == ("drawing ditg · " + ex.metric.value + " against packet_size_bytes (distribution) …",
+                       "hidden", "drawing", True)  # the old figure is still there, but hidden
+    assert shown == ("", "visible", "shown", False)
+    ex.x.options = [*ex.x.options, "application"]  # a factor ditg has no level of (this redraws too)
+    seen.clear()
+    ex.x.value = "application"  # cannot be drawn: drawing, then why, with no image
+    assert [(m.split(" ")[0], state) for m, _, state, _ in seen] == [("drawing", "drawing"), ("the", "failed")]
+    assert ex.image.layout.display == "none" and ex.figure is None
+
+
+def test_the_saved_output_is_a_sentence_beside_the_widget_view(demo):
+    runs, factors = demo
+    ex = Explorer(runs, factors, campaign="demo-loopback", synthetic=False)
+    bundle = ex._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.widget.model_id
+    assert bundle["text/plain"] == ("Explorer of demo-loopback: pick a tool (ditg, iperf3, netperf), a metric, the x "
+                                    "axis and the colour, and see the runs drawn; it draws in a live kernel (run this "
+                                    "cell in JupyterLab).")

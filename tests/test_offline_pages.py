@@ -87,6 +87,7 @@ needs_chromium = pytest.mark.skipif(not (shutil.which("chromium") and shutil.whi
                                     reason="Debian's chromium and poppler-utils needed (scripts/install-system.sh)")
 
 
+@pytest.mark.slow  # Chromium prints every page (seconds of CPU): out of `make test-fast`, in `make test`
 @needs_chromium
 def test_make_pdf_prints_each_page_whole_with_the_folded_parts_open(campaign_page, tmp_path):
     """What `make pdf` runs: report.pdf beside each report.html, printed by

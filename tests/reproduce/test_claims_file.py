@@ -1,13 +1,20 @@
 """Claims files validate, and every quote is verbatim in its study's text."""
 import copy
+import functools
 
 import pytest
 import yaml
 
-from analysis.reproduce.claims import ClaimsError, claims_dir, load_claims, parse_claims, studies
+from analysis.reproduce.claims import ClaimsError, claims_dir, parse_claims, studies
 from analysis.reproduce import load_record
 
 STUDIES = studies()
+
+
+@pytest.fixture(scope="module")
+def record_of():
+    """Each study's record and claims read once for this module (the thesis's take seconds)."""
+    return functools.cache(load_record)
 
 
 def test_every_study_has_a_claims_file():
@@ -16,14 +23,14 @@ def test_every_study_has_a_claims_file():
 
 
 @pytest.mark.parametrize("study", STUDIES)
-def test_claims_file_validates_and_names_its_study(study):
-    claims = load_claims(study)
+def test_claims_file_validates_and_names_its_study(study, record_of):
+    claims = record_of(study).claims
     assert claims.study == study and claims.claims
 
 
 @pytest.mark.parametrize("study", STUDIES)
-def test_every_quote_occurs_verbatim_in_the_study(study, paper_text, normalised):
-    text, claims = paper_text[study], load_claims(study)
+def test_every_quote_occurs_verbatim_in_the_study(study, paper_text, normalised, record_of):
+    text, claims = paper_text[study], record_of(study).claims
     quotes = [(c.id, c.quote) for c in claims.claims] + [(d.id, d.quote) for d in claims.derived]
     quotes += [(a.id, q) for a in claims.audit for q in a.quotes]
     missing = [(i, q) for i, q in quotes if normalised(q) not in text]
@@ -31,9 +38,9 @@ def test_every_quote_occurs_verbatim_in_the_study(study, paper_text, normalised)
 
 
 @pytest.mark.parametrize("study", STUDIES)
-def test_every_evidence_and_operand_selects_exactly_one_printed_value(study):
+def test_every_evidence_and_operand_selects_exactly_one_printed_value(study, record_of):
     from analysis.reproduce.derived import recompute_derived
-    record = load_record(study)
+    record = record_of(study)
     for claim in record.claims.claims:
         for ev in claim.evidence:
             record.index.evidence_row(ev)  # raises LookupError otherwise

@@ -135,6 +135,7 @@ def test_mdd_flags_a_claimed_difference_below_detection(r000):
     assert (small["claimed"] < small["mdd"]).all()
 
 
+@pytest.mark.slow  # the whole reproduction of study 000: out of `make test-fast`, in `make test`
 def test_audit_finds_the_duplicated_sd_columns_of_000():
     audit = reproduce_study(S000).audit
     dups = audit[audit["rule"] == "duplicated table"]

@@ -64,6 +64,7 @@ def test_os_claims_are_not_comparable_with_the_reason(table000):
     assert counts["comparable"] == int((table000["our_verdict"] != "not comparable").sum())
 
 
+@pytest.mark.slow  # reads lan-p2p (ingested first in a fresh test folder): out of `make test-fast`, in `make test`
 @needs_lan
 def test_a3_spec_is_the_claim_per_stack_and_ip_version():
     """'TCP lower than UDP for all operating systems' (no size named) -> one spec per stack, pooled over sizes."""
@@ -80,6 +81,7 @@ def test_a3_spec_is_the_claim_per_stack_and_ip_version():
     assert any("stack" in n for n in notes)
 
 
+@pytest.mark.slow  # the whole study on lan-p2p (a minute of CPU): out of `make test-fast`, in `make test`
 @needs_lan
 def test_claim_verdict_is_the_worst_split_verdict(table000):
     """An 'all' claim is supported only when every split is; otherwise the worst split decides."""
@@ -90,6 +92,7 @@ def test_claim_verdict_is_the_worst_split_verdict(table000):
     assert table000.set_index("id").loc[_claim(S000, A3, "transport").id, "our_verdict"] == expected
 
 
+@pytest.mark.slow  # reads lan-p2p (ingested first in a fresh test folder): out of `make test-fast`, in `make test`
 @needs_lan
 def test_unsized_claim_is_pooled_over_sizes_and_rtt_comes_from_netperf_rr():
     runs = mirror_runs("lan-p2p")

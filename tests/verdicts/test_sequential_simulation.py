@@ -16,6 +16,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import sequential as S  # noqa: E402 - the harness lives with the benchmarks, not in the package
 
+# 750 seeded campaigns judged by the engine (half a minute of CPU): out of `make test-fast`, in `make test`
+pytestmark = pytest.mark.slow
+
 DESIGNS = (S.DESIGNS[0], S.DESIGNS[1], S.DESIGNS[4])  # fixed, O'Brien-Fleming and Pocock, 5 looks, max 20
 NULL, LARGE = S.TRUTHS[0], next(t for t in S.TRUTHS if t.name == "large (2 SD)")
 REPS = [(NULL, 200), (LARGE, 50)]

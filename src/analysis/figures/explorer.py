@@ -11,6 +11,11 @@ level; colour "(none)" or the x factor itself gives one series. Levels are
 labelled as in the report's figures, the caption names the factors a mean
 pools over, and a selection that cannot be drawn clears the figure and says
 why (no stale figure stays on screen, no figure is left open).
+
+While the kernel draws, the widget says so ("drawing …") and hides the
+figure it showed, so the old figure never looks like the answer to the new
+choice. Saved, the cell keeps only a sentence (analysis.report.lab_save
+drops the widget view, whose id lives in one kernel).
 """
 
 from __future__ import annotations
@@ -90,6 +95,7 @@ class Explorer:
         self.runs, self.campaign, self.synthetic = runs, campaign, synthetic
         self.factors = [f for f in factors if f != "tool"]
         self.figure: plt.Figure | None = None
+        self.state = "drawing"  # then "shown" or "failed": what the widget shows now
         self._quiet = False
         tools = sorted(ok_runs(runs)["tool"].dropna().unique())
         if not tools:
@@ -142,32 +148,54 @@ class Explorer:
 
     def redraw(self) -> None:
         """Draw the selection into the image (an Image widget, not an Output
-        capture, so a headless run keeps no widget state). A selection that
-        cannot be drawn hides the image and says why."""
+        capture, so a headless run keeps no widget state). First the widget
+        says it is drawing and hides the old figure; then it shows the new
+        one, or, for a selection that cannot be drawn, hides the image and says why."""
         hue = None if self.hue.value in (NO_HUE, self.x.value) else self.hue.value
+        self._show_drawing()
         try:
             fig = draw(self.runs, self.tool.value, self.metric.value, self.x.value, hue, self.kind.value,
                        campaign=self.campaign, synthetic=self.synthetic, factors=self.factors)
+            buffer = io.BytesIO()
+            try:
+                fig.savefig(buffer, format="png", dpi=WIDGET_DPI, bbox_inches="tight")
+            finally:
+                plt.close(fig)
         except Exception as exc:  # noqa: BLE001 - the widget shows any failure instead of raising in a callback
-            self.message.value = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-            self.image.value = b""
-            self.image.layout.display = "none"
-            self.figure = None
+            self._show_failure(str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")
             return
-        buffer = io.BytesIO()
-        try:
-            fig.savefig(buffer, format="png", dpi=WIDGET_DPI, bbox_inches="tight")
-        finally:
-            plt.close(fig)
-        self.message.value = ""
-        self.image.value = buffer.getvalue()
+        self._show_figure(fig, buffer.getvalue())
+
+    def _show_drawing(self) -> None:
+        """The kernel is at work: say what it draws; the old figure, hidden, keeps its place."""
+        self.state = "drawing"
+        self.image.layout.visibility = "hidden"
+        self.message.value = (f"drawing {self.tool.value} · {self.metric.value} against {self.x.value} "
+                              f"({self.kind.value}) …")
+
+    def _show_figure(self, fig: plt.Figure, png: bytes) -> None:
+        self.image.value = png
         self.image.layout.display = None
+        self.image.layout.visibility = "visible"
         self.figure = fig
+        self.state = "shown"
+        self.message.value = ""
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
+    def _show_failure(self, why: str) -> None:
+        self.image.value = b""
+        self.image.layout.display = "none"
+        self.figure = None
+        self.state = "failed"
+        self.message.value = why
 
-        display(self.widget)
+    def describe(self) -> str:
+        """What the widget offers, in a sentence: the saved cell's output."""
+        return (f"Explorer of {self.campaign}: pick a tool ({', '.join(self.tool.options)}), a metric, the x axis "
+                f"and the colour, and see the runs drawn; it draws in a live kernel (run this cell in JupyterLab).")
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """The widget for JupyterLab, with a sentence instead of the widget's repr as its text."""
+        return {**self.widget._repr_mimebundle_(include=include, exclude=exclude), "text/plain": self.describe()}
 
 
 __all__ = ["Explorer", "draw", "varying_factors", "KINDS"]

@@ -17,9 +17,10 @@ from pathlib import Path
 import nbformat
 from nbconvert import HTMLExporter
 
+from analysis.report.lab_save import WIDGET_STATE, WIDGET_VIEW
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 PRINT_CSS = TEMPLATES / "netrepro" / "print.css"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # TeX in Markdown as MathJax finds it: $...$, $$...$$, \(...\), \[...\], \begin{...}
 MATH = re.compile(r"\$\$|(?<![\\$\w])\$[^\s$][^$\n]*(?<!\s)\$(?![\w$])|\\\(|\\\[|\\begin\{")
 
@@ -41,7 +42,7 @@ def without_widgets(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     (a progress bar, a control) draws only with a live kernel or a renderer
     from a CDN; its text stand-in says nothing a reader needs."""
     nb = copy.deepcopy(nb)
-    nb.metadata.pop("widgets", None)
+    nb.metadata.pop(WIDGET_STATE, None)
     for cell in nb.cells:
         if "outputs" in cell:
             cell.outputs = [o for o in cell.outputs if WIDGET_VIEW not in o.get("data", {})]

@@ -16,6 +16,7 @@ import html
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from markdown_it import MarkdownIt
@@ -23,8 +24,10 @@ from markdown_it import MarkdownIt
 from analysis.artefacts import save_table
 from analysis.figures.labels import name as metric_name
 from analysis.report.show import Table, readable, readable_table
-from analysis.reproduce.study import Reproduction, reproduce_study
 from analysis.verdicts.rules import CLAIM_ORDER
+
+if TYPE_CHECKING:
+    from analysis.reproduce.study import Reproduction
 
 CONTRADICTING = ("contradicted", "disagrees", "disagrees where printed")
 SUMMARY_FILE = "about.json"  # what the index says about this study (report/front_page.py)
@@ -69,8 +72,12 @@ class Block:
 def start(study: str, out: str | Path) -> Reproduction:
     """Reproduce ``study``, write its tables under ``out`` and the index's summary
     of it (``out/about.json``)."""
+    from analysis.reproduce.study import reproduce_study  # the evaluator: seconds to import, not for the overview
+    from analysis.reproduce.summaries import remember
+
     r = reproduce_study(study)
     r.write(out)
+    remember(r)  # the overview reads it instead of reproducing the study again
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / SUMMARY_FILE).write_text(json.dumps(index_summary(r), indent=1) + "\n")
     return r
@@ -396,9 +403,9 @@ def overview(stems: list[str], out: str | Path) -> tuple[Block, Table, Table]:
     """The overview page: a sentence on all the studies (also the index's header,
     ``out/about.json``), one row per study under its title (linked to its page),
     and the audit's findings per study, rule and severity."""
-    from analysis.reproduce.study import overview_tables
+    from analysis.reproduce.summaries import overview_tables
 
-    table, audits = overview_tables(stems, progress=False)
+    table, audits = overview_tables(stems)
     save_table(table, out, "overview")
     save_table(audits, out, "audit_by_rule")
     total = table.iloc[-1]

@@ -109,12 +109,12 @@ def _raw_bytes(campaign: Path) -> int:
 
 def longest_first(campaigns: list[Path], studies: list[str]) -> tuple[list[Path], list[str]]:
     """The order tasks start in: doit starts them as listed, so the long ones
-    go first and the short ones fill the gaps at the end (with the overview of
-    the studies last, one core idled half a minute at the end of a cold build).
-    Campaigns by raw data size; the studies' overview (``00_overview``), which
-    reads every study, before the single studies (named by their stems)."""
+    go first and the short ones fill the gaps at the end. Campaigns by raw data
+    size, then the single studies (named by their stems), then the studies'
+    overview (``00_overview``): it waits for them and reads the summaries their
+    pages stored (reproduce.summaries) instead of reproducing all five again."""
     campaigns = sorted(campaigns, key=lambda c: (-_raw_bytes(c), c.name))
-    studies = sorted(studies, key=lambda name: (name != pipeline.OVERVIEW_NOTEBOOK.stem, name))
+    studies = sorted(studies, key=lambda name: (name == pipeline.OVERVIEW_NOTEBOOK.stem, name))
     return campaigns, studies
 
 
@@ -135,6 +135,8 @@ def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, pa
         yield task
     for name in names_of_studies:
         task = study_task(name, out_root, code, echo, failures)
+        if name == pipeline.OVERVIEW_NOTEBOOK.stem:
+            task["task_dep"] = [f"report:study:{s}" for s in names_of_studies if s != name]
         names.append(task["name"])
         yield task
     yield {"name": "index", "actions": [(_run, [lambda: pipeline.write_index_from(out_root), failures])],

@@ -113,27 +113,3 @@ def reproduce_study(study: str) -> Reproduction:
     found = audit_table(record, verdicts, cells, derived, mdd)
     return Reproduction(record, verdicts, cells, derived, mdd, apply_readings(study, found), rebuild_tables(record),
                         reading_counts(study, found) | verdict_reading_counts(verdicts))
-
-
-def overview_tables(study_stems: list[str], progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The overview: one row per study (title, numbers, claims by class and verdict,
-    derived numbers, audit findings by severity, verdicts changed) with a total row,
-    and the audit's findings per study, rule and severity."""
-    from tqdm.auto import tqdm
-
-    reproductions = [reproduce_study(s) for s in tqdm(study_stems, desc="studies", disable=not progress)]
-    table = pd.DataFrame([{"title": r.record.design.get("title", ""), **r.counts()} for r in reproductions])
-    verdicts = [f"verdict_{v.value}" for v in CLAIM_ORDER]
-    first = ["study", "title", "numbers", "tables", "figures", "claims", "tested", "descriptive", "untestable"]
-    table = table.reindex(columns=[*first, *verdicts, *[c for c in table.columns if c not in first + verdicts]])
-    counts = [c for c in table.columns if c not in ("study", "title")]
-    table[counts] = table[counts].fillna(0).astype(int)
-    total = {"study": "all five", "title": "", **{c: int(table[c].sum()) for c in counts}}
-    audits = pd.concat([r.audit_summary().assign(study=r.study) for r in reproductions], ignore_index=True)
-    audits = audits[["study", *[c for c in audits.columns if c != "study"]]]
-    return pd.concat([table, pd.DataFrame([total])], ignore_index=True), audits
-
-
-def overview_table(study_stems: list[str]) -> pd.DataFrame:
-    """The one-row-per-study part of :func:`overview_tables`."""
-    return overview_tables(study_stems, progress=False)[0]

@@ -1,0 +1,111 @@
+"""Each study's overview numbers, kept beside the campaigns' tables so that the
+overview of the five studies does not reproduce them again.
+
+Reproducing a study takes seconds to tens of seconds (the thesis's the most);
+its page computes it anyway, and the overview only needs its counts and its
+audit findings per rule. The summary is stored under
+``<processed>/studies/<stem>.json`` with a key of everything it depends on —
+the study's published record, designs, claims, earlier verdicts, the second
+reading and the netrepro code (:func:`analysis.source_fingerprint`) — and is
+used only while that key is unchanged; otherwise the study is reproduced and
+the summary written again (whole or not at all).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+import analysis
+from analysis import config
+from analysis.artefacts import replace_whole
+from analysis.verdicts.rules import CLAIM_ORDER
+
+if TYPE_CHECKING:
+    from analysis.reproduce.study import Reproduction
+
+SUMMARY_DIR = "studies"
+
+
+def study_inputs(study: str) -> list[Path]:
+    """The files a study's reproduction reads (missing ones count as absent)."""
+    published, claims = config.published_dir(), config.claims_dir()
+    return [published / f"{study}.csv", published / "designs.yaml",
+            published / "reconciliation" / "second_reading.csv",
+            claims / f"{study}.yaml", claims / "previous" / f"{study}.csv"]
+
+
+def summary_key(study: str) -> str:
+    """A hash of the study's inputs and of the code that reproduces it."""
+    digest = hashlib.sha256(analysis.source_fingerprint().encode())
+    for path in study_inputs(study):
+        digest.update(b"\0" + path.name.encode() + b"\0")
+        digest.update(path.read_bytes() if path.is_file() else b"(absent)")
+    return digest.hexdigest()
+
+
+def summary_path(study: str) -> Path:
+    return config.processed_dir() / SUMMARY_DIR / f"{study}.json"
+
+
+def remember(r: Reproduction, key: str | None = None) -> dict[str, Any]:
+    """Store the overview's numbers of a reproduction just computed; returns them."""
+    audit = r.audit_summary()
+    summary = {"key": key or summary_key(r.study), "title": r.record.design.get("title", ""),
+               "counts": {k: _plain(v) for k, v in r.counts().items()},
+               "audit": {"columns": list(audit.columns),
+                         "rows": [[_plain(v) for v in row] for row in audit.itertuples(index=False)]}}
+    replace_whole(summary_path(r.study), lambda stream: json.dump(summary, stream, indent=1))
+    return summary
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python number JSON writes."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def study_summary(study: str) -> dict[str, Any]:
+    """The study's title, counts (:meth:`Reproduction.counts`) and audit findings
+    per rule and severity: stored if still current, else reproduced now."""
+    key = summary_key(study)
+    path = summary_path(study)
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stored = {}
+    if stored.get("key") == key:
+        return stored
+    from analysis.reproduce.study import reproduce_study
+
+    return remember(reproduce_study(study), key)
+
+
+def audit_frame(summary: dict[str, Any]) -> pd.DataFrame:
+    """The stored audit findings per rule and severity as a table."""
+    return pd.DataFrame(summary["audit"]["rows"], columns=summary["audit"]["columns"])
+
+
+def overview_tables(study_stems: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The overview: one row per study (title, numbers, claims by class and verdict,
+    derived numbers, audit findings by severity, verdicts changed) with a total row,
+    and the audit's findings per study, rule and severity. Each study's numbers
+    come from its stored summary while its inputs and the code are unchanged
+    (reproduce.summaries), so the overview does not reproduce the five again."""
+    summaries = {s: study_summary(s) for s in study_stems}
+    table = pd.DataFrame([{"title": m["title"], **m["counts"]} for m in summaries.values()])
+    verdicts = [f"verdict_{v.value}" for v in CLAIM_ORDER]
+    first = ["study", "title", "numbers", "tables", "figures", "claims", "tested", "descriptive", "untestable"]
+    table = table.reindex(columns=[*first, *verdicts, *[c for c in table.columns if c not in first + verdicts]])
+    counts = [c for c in table.columns if c not in ("study", "title")]
+    table[counts] = table[counts].fillna(0).astype(int)
+    total = {"study": "all five", "title": "", **{c: int(table[c].sum()) for c in counts}}
+    audits = pd.concat([audit_frame(m).assign(study=s) for s, m in summaries.items()], ignore_index=True)
+    audits = audits[["study", *[c for c in audits.columns if c != "study"]]]
+    return pd.concat([table, pd.DataFrame([total])], ignore_index=True), audits
+
+
+__all__ = ["audit_frame", "overview_tables", "remember", "study_inputs", "study_summary", "summary_key"]
