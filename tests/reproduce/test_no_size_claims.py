@@ -157,3 +157,12 @@ def test_a_tested_cell_for_and_a_printed_value_against_lean_against_most():
     assert evaluate_claims(rec)[0].set_index("id").loc["X", "verdict"] == "disagrees where printed"
     alone = record(tested, [claim(holds="most")], sizes=SIZES, runs=10)
     assert evaluate_claims(alone)[0].set_index("id").loc["X", "verdict"] == "supported where printed"
+
+
+def test_over_sizes_says_how_a_claim_that_names_no_size_speaks_of_its_sizes():
+    """'There were differences' holds at some size: one printed size decides it under over_sizes: any."""
+    rows = [pct(1, 4, 128, 3.0)]
+    assert judged(rows, [no_size(direction="different")])["verdict"] == "agrees where printed"
+    assert judged(rows, [no_size(direction="different", over_sizes="any")])["verdict"] == "agrees"
+    with pytest.raises(ValueError, match="names no size"):
+        record(rows, [claim(over_sizes="any")])

@@ -65,6 +65,9 @@ class Claim(_Strict):
     margin: float | None = None
     per: list[str] = []
     holds: Literal["all", "any", "most"] = "all"
+    # a claim that names no size: how it speaks of the sizes (None: overall, "most"; "any" for
+    # "there were differences"), each of its groups judged over sizes under it
+    over_sizes: Literal["all", "any", "most"] | None = None
     over: str = ""
     exclude: list[dict[str, Level]] = []
     evidence: list[Evidence] = []
@@ -98,6 +101,8 @@ class Claim(_Strict):
             raise ValueError(f"direction '{self.direction}' needs exactly two levels")
         if self.compare.groups is not None:
             raise ValueError("published claims compare single levels (cells), not groups")
+        if self.over_sizes is not None and ("size_bytes" in self.per or "size_bytes" in self.scope):
+            raise ValueError("over_sizes is for a claim that names no size; this one names its sizes (per/scope)")
         return self
 
 

@@ -515,7 +515,7 @@ def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
     verdicts, holding = [], []
     for group in _groups(sized).values():
         printed = [r for r in ranges if r["_group"] == group[0]["_key"]]
-        verdict, holds_at = _quantified(OVER_SIZES, group, printed, key)
+        verdict, holds_at = _quantified(claim.over_sizes or OVER_SIZES, group, printed, key)
         verdicts.append(verdict)
         holding += holds_at
     return over_groups(claim.holds, verdicts), holding
