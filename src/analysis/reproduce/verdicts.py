@@ -396,8 +396,9 @@ def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> lis
         used = pd.concat([rows_a, rows_b])
         if used.empty:
             continue
-        restated = all(same_sentence(claim.quote, t) for t in used["snippet"]) or all(
-            _in_summary(record, r) for r in used["id"])
+        restated = any(not side.empty and all(same_sentence(claim.quote, t) or _in_summary(record, r)
+                                              for t, r in zip(side["snippet"], side["id"]))
+                       for side in (rows_a, rows_b))  # one side known only from the claim itself
         apart = _range_verdict("most", (lo_a, hi_a), (lo_b, hi_b))
         found: list[tuple[str, str, str]] = []
         if apart is not None and apart[0] != Verdict.UNDECIDED:
