@@ -166,3 +166,11 @@ def test_over_sizes_says_how_a_claim_that_names_no_size_speaks_of_its_sizes():
     assert judged(rows, [no_size(direction="different", over_sizes="any")])["verdict"] == "agrees"
     with pytest.raises(ValueError, match="names no size"):
         record(rows, [claim(over_sizes="any")])
+
+
+def test_a_superlative_of_the_peaks_is_decided_by_the_printed_peaks():
+    """'IPv4 gave the highest throughput': the peaks decide it, whatever one size says."""
+    rows = [pct(1, 6, 128, 2.0)] + ranges(30, 50, 31, 45)
+    assert judged(rows, [no_size()])["verdict"] == "disagrees where printed"
+    assert judged(rows, [no_size(over_sizes="peak")])["verdict"] == "agrees"
+    assert judged(ranges(30, 44, 31, 45), [no_size(over_sizes="peak")])["verdict"] == "disagrees"

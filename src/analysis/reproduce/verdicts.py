@@ -344,6 +344,8 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
     ranges / extremes over sizes (claims over sizes, ordering directions)."""
     if "size_bytes" not in _per(claim) or claim.sense not in ("greater", "less"):
         return []
+    if "size_bytes" in claim.scope:  # extremes over all sizes may lie at sizes the claim does not speak of
+        return []
     factor = claim.compared.factor
     level_a, level_b = _two_levels(claim)
     if claim.sense == "less":
@@ -401,7 +403,11 @@ def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> lis
                        for side in (rows_a, rows_b))  # one side known only from the claim itself
         apart = _range_verdict("most", (lo_a, hi_a), (lo_b, hi_b))
         found: list[tuple[str, str, str]] = []
-        if apart is not None and apart[0] != Verdict.UNDECIDED:
+        if claim.over_sizes == "peak":  # "the highest throughput": the printed peaks decide it
+            if hi_a is not None and hi_b is not None and hi_a != hi_b:
+                found.append(("peak", Verdict.AGREES if hi_a > hi_b else Verdict.DISAGREES,
+                              f"peaks: a's highest {hi_a:g}, b's highest {hi_b:g}"))
+        elif apart is not None and apart[0] != Verdict.UNDECIDED:
             found.append(("range", *apart))
         else:
             if hi_a is not None and hi_b is not None and hi_a != hi_b:
@@ -516,7 +522,12 @@ def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
     verdicts, holding = [], []
     for group in _groups(sized).values():
         printed = [r for r in ranges if r["_group"] == group[0]["_key"]]
-        verdict, holds_at = _quantified(claim.over_sizes or OVER_SIZES, group, printed, key)
+        if claim.over_sizes == "peak":
+            peaks = [r["verdict"] for r in printed if r["class"] == "peak"]
+            verdict = peaks[0] if peaks else Verdict.UNTESTABLE
+            holds_at = group if verdict == Verdict.AGREES else []
+        else:
+            verdict, holds_at = _quantified(claim.over_sizes or OVER_SIZES, group, printed, key)
         verdicts.append(verdict)
         holding += holds_at
     return over_groups(claim.holds, verdicts), holding
@@ -566,8 +577,8 @@ def _two_sided_note(tested: list[dict], verdict: str, former: str) -> str:
 
 
 def _claim_row(claim: Claim, cells: list[dict]) -> dict:
-    sized = [c for c in cells if c["class"] not in ("range", "overall")]
-    ranges = [c for c in cells if c["class"] in ("range", "overall")]
+    sized = [c for c in cells if c["class"] not in ("range", "overall", "peak")]
+    ranges = [c for c in cells if c["class"] in ("range", "overall", "peak")]
     tested = [c for c in sized if c["class"] == "tested"]
     descriptive = [c for c in sized if c["class"] == "descriptive"]
     row: dict[str, Any] = {"id": claim.id, "quote": claim.quote, "source": claim.source,
