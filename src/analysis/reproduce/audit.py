@@ -54,18 +54,23 @@ def _claims(record: Record, verdicts: pd.DataFrame, cells: pd.DataFrame) -> list
     printed (minor), with the cells against it. A cell against a claim that holds
     as quantified ('any', 'most', its named exceptions) refutes nothing: the audit
     and the verdicts tell one story."""
-    rows = []
+    sentences: dict[tuple, list[tuple[str, str, str]]] = {}  # one finding per sentence: its claims, each with its cells
     bad = cells[cells["verdict"].isin(REFUTED)]
     claims = verdicts.set_index("id")
     for claim_id, part in bad.groupby("id", sort=False):
         claim = claims.loc[claim_id]
         if claim["verdict"] not in (*REFUTED, *AGAINST_WHERE_PRINTED):
             continue
-        # major only when the claim as stated is refuted; against it only where printed changes no conclusion
-        rows.append({"id": f"claim:{claim_id}", "rule": "claim contradicted by the study's own numbers",
-                     "severity": "major" if claim["verdict"] in REFUTED else "minor",
-                     "source": claim["source"], "quote": claim["quote"],
-                     "recomputation": f"claimed {claim['claim']}; " + "; ".join(_cell_text(c) for c in part.itertuples()),
+        text = f"claimed {claim['claim']}; " + "; ".join(_cell_text(c) for c in part.itertuples())
+        sentences.setdefault((claim["source"], claim["quote"]), []).append((claim_id, claim["verdict"], text))
+    rows = []
+    for (source, quote), found in sentences.items():
+        # major only when a claim of the sentence as stated is refuted; against it only where printed changes no conclusion
+        several = len(found) > 1
+        rows.append({"id": f"claim:{found[0][0]}", "rule": "claim contradicted by the study's own numbers",
+                     "severity": "major" if any(v in REFUTED for _, v, _ in found) else "minor",
+                     "source": source, "quote": quote,
+                     "recomputation": " | ".join((f"{cid}: " if several else "") + text for cid, _, text in found),
                      "found_by": "evaluation"})
     return rows
 
