@@ -67,7 +67,7 @@ NO_ALT_TEXT = "No description has been provided for this image"  # nbconvert's w
 class PageExporter(HTMLExporter):
     """nbconvert's HTML exporter without its second pass over the page (see the module docstring)."""
 
-    def from_notebook_node(self, nb, resources=None, **kw):  # type: ignore[override]
+    def from_notebook_node(self, nb, resources=None, **kw):
         langinfo = nb.metadata.get("language_info", {})
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
         self.register_filter("highlight_code",

@@ -11,6 +11,10 @@ host and tool facts (PAGE_ORDER).
 A failing notebook stops the pipeline with the notebook, the cell and the
 error named. Notebooks read the previous step's outputs from disk, so each
 one can also be run alone in JupyterLab.
+
+papermill, nbformat and nbconvert are imported where a notebook runs or a
+page is written: a report with nothing to rebuild needs none of them (their
+imports, jsonschema's format checkers above all, were half of its time).
 """
 
 from __future__ import annotations
@@ -21,15 +25,15 @@ import html
 import os
 from collections.abc import Iterator
 from pathlib import Path
-
-import nbformat
-import papermill as pm
+from typing import TYPE_CHECKING
 
 from analysis import config
 from analysis.errors import ReportError
-from analysis.report.export import page_html
 from analysis.report.front_page import CampaignReport, found_reports, study_title, write_campaign_about, write_index
 from analysis.report.interactive import with_datatables
+
+if TYPE_CHECKING:
+    import nbformat
 
 NOTEBOOK_DIR = config.notebooks_dir()
 NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")  # the order they run in
@@ -81,6 +85,8 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
     process, and two notebooks built in parallel threads (a campaign's in
     ``notebooks/``, a study's in ``notebooks/papers/``) would start their kernels
     in each other's folder."""
+    import papermill as pm
+
     kernels_use_this_library()
     shared = {}
     if kernel is not None:
@@ -152,6 +158,10 @@ def to_html(notebooks: list[nbformat.NotebookNode], title: str, folded: dict[int
     hidden, the banner once, nothing loaded from the network (:mod:`.export`);
     notebook ``i`` in ``folded`` starts closed in a ``<details>`` under the
     line ``folded[i]`` (open in print)."""
+    import nbformat
+
+    from analysis.report.export import page_html
+
     folded = folded or {}
     merged = nbformat.v4.new_notebook(metadata=notebooks[0].metadata)
     starts: list[tuple[int, str]] = []  # (notebook, id of its first cell on the page)
@@ -254,6 +264,8 @@ OVERVIEW_NOTEBOOK = PAPER_DIR / "00_overview.ipynb"
 def build_paper(name: str, out_root: Path, echo=print) -> CampaignReport:
     """One study's reproduction (``name`` = its stem; ``00_overview`` for the overview):
     the study notebook run with papermill for that study, then HTML."""
+    import papermill as pm
+
     notebook = OVERVIEW_NOTEBOOK if name == OVERVIEW_NOTEBOOK.stem else STUDY_NOTEBOOK
     out_dir = out_root / "papers" / name
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ whatever reports exist, so it always lists every campaign and study.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -62,8 +63,17 @@ def _run(build: Callable[[], object], failures: list[str]) -> TaskFailed | None:
     return None
 
 
+Fingerprint = Callable[[Path], str]
+
+
+def raw_fingerprints() -> Fingerprint:
+    """A campaign folder's current fingerprint, worked out once per build: a
+    study's mirror is also a campaign of the report (lan-p2p serves three)."""
+    return functools.cache(lambda folder: current_fingerprint(folder, processed_dir_for(folder)))
+
+
 def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: str, echo,
-                  failures: list[str]) -> dict:
+                  failures: list[str], fingerprint: Fingerprint) -> dict:
     hyp = hypotheses_dir / f"{campaign.name}.yaml"
     notebooks = [pipeline.NOTEBOOK_DIR / f"{n}.ipynb" for n in pipeline.NOTEBOOKS]
     return {
@@ -71,13 +81,13 @@ def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: st
         "actions": [(_run, [lambda: pipeline.build_campaign(campaign, out_root, hypotheses_dir, echo), failures])],
         "file_dep": [str(p) for p in notebooks + ([hyp] if hyp.is_file() else [])],
         "targets": [str(out_root / campaign.name / "report.html"), str(pipeline.build_stamp(out_root / campaign.name))],
-        "uptodate": [config_changed({"raw": current_fingerprint(campaign, processed_dir_for(campaign)), "code": code,
+        "uptodate": [config_changed({"raw": fingerprint(campaign), "code": code,
                                      "hypotheses": hyp.is_file()})],
         "doc": f"campaign {campaign.name}",
     }
 
 
-def study_task(name: str, out_root: Path, code: str, echo, failures: list[str]) -> dict:
+def study_task(name: str, out_root: Path, code: str, echo, failures: list[str], fingerprint: Fingerprint) -> dict:
     """``name``: a study stem, or ``00_overview`` (which reads every study)."""
     from analysis.reproduce.mirrors import load_mirrors, mirror_available
 
@@ -91,8 +101,7 @@ def study_task(name: str, out_root: Path, code: str, echo, failures: list[str]) 
     mirror = load_mirrors().studies.get(name)
     raw = ""
     if mirror and mirror_available(mirror):
-        mirror_dir = config.raw_dir() / mirror
-        raw = current_fingerprint(mirror_dir, processed_dir_for(mirror_dir))
+        raw = fingerprint((config.raw_dir() / mirror).resolve())
     return {
         "name": f"study:{name}",
         "actions": [(_run, [lambda: pipeline.build_paper(name, out_root, echo), failures])],
@@ -122,6 +131,7 @@ def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, pa
                  echo, failures: list[str]) -> Iterator[dict]:
     """Every task of the report, longest first; the index comes last and always runs."""
     code = analysis.source_fingerprint()  # a change to the library re-runs every notebook
+    fingerprint = raw_fingerprints()
     names = []
     names_of_studies: list[str] = []
     if papers:
@@ -130,11 +140,11 @@ def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, pa
         names_of_studies = [*studies(), pipeline.OVERVIEW_NOTEBOOK.stem]
     campaigns, names_of_studies = longest_first(campaigns, names_of_studies)
     for campaign in campaigns:
-        task = campaign_task(campaign, out_root, hypotheses_dir, code, echo, failures)
+        task = campaign_task(campaign, out_root, hypotheses_dir, code, echo, failures, fingerprint)
         names.append(task["name"])
         yield task
     for name in names_of_studies:
-        task = study_task(name, out_root, code, echo, failures)
+        task = study_task(name, out_root, code, echo, failures, fingerprint)
         names.append(task["name"])
         yield task
     yield {"name": "index", "actions": [(_run, [lambda: pipeline.write_index_from(out_root), failures])],
