@@ -238,6 +238,37 @@ def test_a_shared_kernel_gives_each_notebook_an_empty_namespace(tmp_path):
             run_notebook(tmp_path / "second.ipynb", {}, tmp_path / "second.out.ipynb", "t", kernel)
 
 
+def test_a_kernel_kept_between_tasks_runs_each_notebook_cleared_in_its_own_folder(tmp_path):
+    """The report keeps one kernel per worker thread for all its tasks (a
+    campaign's notebooks in notebooks/, a study's in notebooks/papers/): each
+    notebook starts with an empty namespace, pandas' display options reset,
+    in its own folder; the pool's kernels stop when it closes."""
+    import nbformat
+
+    from analysis.report.pipeline import KernelPool, run_notebook
+
+    sources = {"a": "import pandas as pd\npd.set_option('display.max_rows', 3)\nx = 41",
+               "b": "import os, pandas as pd\nprint(os.getcwd(), pd.get_option('display.max_rows'), 'x' in dir())"}
+    for folder, source in sources.items():
+        (tmp_path / folder).mkdir()
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+        nbformat.write(nb, tmp_path / folder / "n.ipynb")
+    pool = KernelPool()
+    used = []
+    try:
+        for folder in sources:
+            with pool.kernel() as kernel:
+                executed = run_notebook(tmp_path / folder / "n.ipynb", {}, tmp_path / f"{folder}.out.ipynb", "t", kernel)
+            used.append(kernel)
+            assert executed.cells[0].execution_count == 1
+        assert executed.cells[0].outputs[0]["text"] == f"{tmp_path / 'b'} 60 False\n"
+        assert used[0] is used[1] and used[0].manager.has_kernel  # one kernel ran both, and is kept
+    finally:
+        pool.close()
+    assert not used[0].manager.has_kernel
+
+
 def _kernels_of(pid: int) -> list[int]:
     """Processes started as kernels of process ``pid`` (jupyter_client sets JPY_PARENT_PID)."""
     found = []
