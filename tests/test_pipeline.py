@@ -347,21 +347,8 @@ def test_an_interrupted_build_is_not_done_and_runs_again(built, tmp_path):
     assert again == []  # built to the end: up to date
 
 
-@pytest.fixture(scope="module")
-def papers_built(tmp_path_factory):
-    """Every study's page and the overview, built as `netrepro report` builds them, and the index."""
-    from analysis.report.pipeline import build_paper, write_index_from
-    from analysis.reproduce.claims import studies
-
-    out = tmp_path_factory.mktemp("papers")
-    for name in [*studies(), "00_overview"]:
-        build_paper(name, out, echo=lambda *_: None)
-    write_index_from(out)
-    return out
-
-
 @pytest.fixture()
-def served_papers(papers_built):
+def served_papers(built_papers):
     """The studies' report folder served over HTTP on loopback, stopped after the test."""
     import functools
     import http.server
@@ -371,7 +358,7 @@ def served_papers(papers_built):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(papers_built)))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built_papers)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -390,7 +377,7 @@ def _anchors_resolve(browser) -> list[str]:
 
 
 @pytest.mark.slow  # every study's page is built (~5 min), then read in Chromium
-def test_study_pages_in_a_real_browser(served_papers, papers_built, browser, tmp_path):
+def test_study_pages_in_a_real_browser(served_papers, built_papers, browser, tmp_path):
     """On every study page: the study's title (not its file name) as page title and
     heading, every verdict id an element of the page (also once DataTables has
     arranged the table), no cell reading NaN/None/True/[…]/1e-14, every in-page link
@@ -407,7 +394,7 @@ def test_study_pages_in_a_real_browser(served_papers, papers_built, browser, tmp
     designs = load_designs()
     browser.set_window_size(1280, 900)
     for study in studies():
-        page = papers_built / "papers" / study
+        page = built_papers / "papers" / study
         ids = list(pd.read_csv(page / "tables" / "verdicts.csv")["id"])
         title = designs[study]["title"]
         browser.get(f"{served_papers}/papers/{study}/report.html")
