@@ -77,9 +77,11 @@ def _within_the_groups_bound(group: pd.DataFrame) -> pd.DataFrame:
     """An 'up to' said of a group of OSes bounds each member's own 'up to' from above,
     to its printed precision: a member at or below it is no second, different printing
     of one number. Any other pairing is left to compare as it is."""
-    bound = group[group["_group"]]
-    own = group[~group["_group"]]
-    if bound.empty or own.empty or group.iloc[0]["statistic"] not in UP_TO or bound["value"].nunique() != 1:
+    said = group["_group"]
+    if group["statistic"].iat[0] not in UP_TO or said.all() or not said.any():  # asked first: most groups end here
+        return group
+    bound, own = group[said], group[~said]
+    if bound["value"].nunique() != 1:
         return group
     top = bound.iloc[0]
     slack = 0.5 * 10 ** -_decimals(top["value_as_printed"])
@@ -138,6 +140,7 @@ class _PrintedLevels:
 
     def __init__(self, rows: pd.DataFrame):
         self.rows = rows
+        self.none = rows.iloc[:0]  # most comparisons name a cell printed nowhere
         texts = {c: rows[c].astype(str).fillna("") for c in KEY_COLUMNS}
         levels = rows["statistic"].isin(LEVEL_STATS + ("max", "min")) & rows["metric"].notna()
         self.cells: dict[tuple, list[int]] = {}
@@ -149,7 +152,8 @@ class _PrintedLevels:
         """The printed level of the cell that ``row``'s comparison names (its other levels kept)."""
         wanted = [levels.get(c, row[c]) for c in KEY_COLUMNS]
         key = (row["metric"], *("" if pd.isna(w) else str(w) for w in wanted))
-        return self.rows.iloc[self.cells.get(key, [])]
+        found = self.cells.get(key)
+        return self.rows.iloc[found] if found else self.none
 
 
 _IP = re.compile(r"\bIPv([46])\b")
