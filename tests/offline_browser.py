@@ -10,7 +10,6 @@ a CDN is seen even though it fails. Prints one JSON object per page:
   inside it (file:, data:, blob:, about:);
 - ``title``, ``h1``, ``ids`` (every element id), ``raw_cells`` (cells reading
   NaN/None/True/[…]/1e-14), ``unresolved`` (in-page links without their anchor);
-- ``pdf_pages``: pages of the page printed as Chromium prints it;
 - ``sticky``: for a page with the verdicts table, where its header is after
   the table was scrolled (a screenshot is saved beside the JSON).
 
@@ -19,7 +18,6 @@ Usage: python offline_browser.py OUT_DIR PAGE.html...
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import shutil
@@ -83,14 +81,6 @@ def sticky_header(driver, screenshot: Path) -> dict | None:
     return found
 
 
-def pdf_pages(driver) -> int:
-    """The page printed as Chromium prints it (print stylesheet, details opened): its page count."""
-    from selenium.webdriver.common.print_page_options import PrintOptions
-
-    pdf = base64.b64decode(driver.print_page(PrintOptions()))
-    return len(re.findall(rb"/Type\s*/Page\b", pdf)) if pdf.startswith(b"%PDF-") else 0
-
-
 def read_page(driver, page: Path, out: Path) -> dict:
     driver.get_log("performance")  # start this page's log empty
     driver.get(page.resolve().as_uri())
@@ -105,7 +95,6 @@ def read_page(driver, page: Path, out: Path) -> dict:
     seen["raw_cells"] = [c for c in cells if re.match(RAW_CELL, c)][:20]
     seen["page"] = str(page)
     seen["sticky"] = sticky_header(driver, out / f"{page.parent.name}-sticky.png")
-    seen["pdf_pages"] = pdf_pages(driver)
     seen["requests"] = requests_made(driver)
     return seen
 
