@@ -74,6 +74,10 @@ lab: $(STAMP)
 	  $(BIN)/jupyter lab --notebook-dir=notebooks --ip=$(LAB_IP) \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
+# Speed figures, each with wall and CPU time and the core count: `netrepro --help`, a
+# one-file parse, make test-fast, the report cold / warm / after one hypothesis edit
+# (ingest included), then ingest, the readers and the simulations (benchmarks/run.py).
+# `make test` is timed too with BENCH_MAKE_TEST=1 (it takes minutes).
 bench: setup
 	$(BIN)/python benchmarks/run.py
 

@@ -59,3 +59,21 @@ def paper_text():
     if not folder.is_dir():
         pytest.skip(f"study texts not found at {folder} (set NETREPRO_PAPERS)")
     return {s: normalise((folder / f"{s}.txt").read_text(encoding="utf-8")) for s in studies()}
+
+
+@pytest.fixture(scope="session")
+def built_papers(tmp_path_factory):
+    """Every study's page and the overview, built as `netrepro report` builds
+    them (one kernel for all), and the index: once per test session."""
+    from analysis.report.pipeline import KernelPool, build_paper, write_index_from
+    from analysis.reproduce.claims import studies
+
+    out = tmp_path_factory.mktemp("papers")
+    kernels = KernelPool()
+    try:
+        for name in [*studies(), "00_overview"]:
+            build_paper(name, out, echo=lambda *_: None, kernels=kernels)
+    finally:
+        kernels.close()
+    write_index_from(out)
+    return out

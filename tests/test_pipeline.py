@@ -1,6 +1,11 @@
 """The papermill pipeline on a small real campaign, into a temporary folder."""
 
+import json
+import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -238,6 +243,37 @@ def test_a_shared_kernel_gives_each_notebook_an_empty_namespace(tmp_path):
             run_notebook(tmp_path / "second.ipynb", {}, tmp_path / "second.out.ipynb", "t", kernel)
 
 
+def test_a_kernel_kept_between_tasks_runs_each_notebook_cleared_in_its_own_folder(tmp_path):
+    """The report keeps one kernel per worker thread for all its tasks (a
+    campaign's notebooks in notebooks/, a study's in notebooks/papers/): each
+    notebook starts with an empty namespace, pandas' display options reset,
+    in its own folder; the pool's kernels stop when it closes."""
+    import nbformat
+
+    from analysis.report.pipeline import KernelPool, run_notebook
+
+    sources = {"a": "import pandas as pd\npd.set_option('display.max_rows', 3)\nx = 41",
+               "b": "import os, pandas as pd\nprint(os.getcwd(), pd.get_option('display.max_rows'), 'x' in dir())"}
+    for folder, source in sources.items():
+        (tmp_path / folder).mkdir()
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+        nbformat.write(nb, tmp_path / folder / "n.ipynb")
+    pool = KernelPool()
+    used = []
+    try:
+        for folder in sources:
+            with pool.kernel() as kernel:
+                executed = run_notebook(tmp_path / folder / "n.ipynb", {}, tmp_path / f"{folder}.out.ipynb", "t", kernel)
+            used.append(kernel)
+            assert executed.cells[0].execution_count == 1
+        assert executed.cells[0].outputs[0]["text"] == f"{tmp_path / 'b'} 60 False\n"
+        assert used[0] is used[1] and used[0].manager.has_kernel  # one kernel ran both, and is kept
+    finally:
+        pool.close()
+    assert not used[0].manager.has_kernel
+
+
 def _kernels_of(pid: int) -> list[int]:
     """Processes started as kernels of process ``pid`` (jupyter_client sets JPY_PARENT_PID)."""
     found = []
@@ -316,21 +352,8 @@ def test_an_interrupted_build_is_not_done_and_runs_again(built, tmp_path):
     assert again == []  # built to the end: up to date
 
 
-@pytest.fixture(scope="module")
-def papers_built(tmp_path_factory):
-    """Every study's page and the overview, built as `netrepro report` builds them, and the index."""
-    from analysis.report.pipeline import build_paper, write_index_from
-    from analysis.reproduce.claims import studies
-
-    out = tmp_path_factory.mktemp("papers")
-    for name in [*studies(), "00_overview"]:
-        build_paper(name, out, echo=lambda *_: None)
-    write_index_from(out)
-    return out
-
-
 @pytest.fixture()
-def served_papers(papers_built):
+def served_papers(built_papers):
     """The studies' report folder served over HTTP on loopback, stopped after the test."""
     import functools
     import http.server
@@ -340,7 +363,7 @@ def served_papers(papers_built):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(papers_built)))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built_papers)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -359,13 +382,12 @@ def _anchors_resolve(browser) -> list[str]:
 
 
 @pytest.mark.slow  # every study's page is built (~5 min), then read in Chromium
-def test_study_pages_in_a_real_browser(served_papers, papers_built, browser, tmp_path):
+def test_study_pages_in_a_real_browser(served_papers, built_papers, browser, tmp_path):
     """On every study page: the study's title (not its file name) as page title and
     heading, every verdict id an element of the page (also once DataTables has
     arranged the table), no cell reading NaN/None/True/[…]/1e-14, every in-page link
     finds its anchor, a link to a verdict brings its row on screen, and the index
     names studies by title, with the overview as its header and captioned figures."""
-    import re
 
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -376,7 +398,7 @@ def test_study_pages_in_a_real_browser(served_papers, papers_built, browser, tmp
     designs = load_designs()
     browser.set_window_size(1280, 900)
     for study in studies():
-        page = papers_built / "papers" / study
+        page = built_papers / "papers" / study
         ids = list(pd.read_csv(page / "tables" / "verdicts.csv")["id"])
         title = designs[study]["title"]
         browser.get(f"{served_papers}/papers/{study}/report.html")
@@ -424,3 +446,77 @@ def test_study_pages_in_a_real_browser(served_papers, papers_built, browser, tmp
     cells = browser.execute_script("return Array.from(document.querySelectorAll('td, th')).map(c => c.textContent.trim())")
     assert not [c for c in cells if re.match(RAW_CELL, c)]
     assert not [s for s in studies() if s in " ".join(cells)]  # studies by title
+
+
+# Offline in Chromium: tests/offline_browser.py reads the pages in a network namespace.
+HELPER = Path(__file__).with_name("offline_browser.py")
+STUDY_FILE = re.compile(r"\d{3}_[0-9a-f]{16}")  # a study's file name, never its title on a page
+CDN_SCRIPT = "https://cdn.jsdelivr.net/npm/jquery@3.7.1/dist/jquery.min.js"
+
+needs_offline_chromium = pytest.mark.skipif(
+    os.geteuid() != 0 or not all(shutil.which(t) for t in ("chromium", "chromedriver", "unshare", "ip", "pdfinfo")),
+    reason="needs root (a network namespace), Debian's chromium, chromium-driver and poppler-utils "
+           "(scripts/install-system.sh)")
+
+
+def read_offline(out: Path, pages: list[Path]) -> list[dict]:
+    """What Chromium saw on each page, in a network namespace with only loopback up."""
+    command = ["unshare", "--net", "sh", "-c", 'ip link set lo up && exec "$@"', "offline",
+               sys.executable, str(HELPER), str(out), *map(str, pages)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert [s["page"] for s in seen] == [str(p) for p in pages]
+    return seen
+
+
+@pytest.mark.netns
+@needs_offline_chromium
+def test_a_page_asking_a_cdn_is_caught_and_so_are_nan_cells_and_dead_anchors(tmp_path):
+    """The checks fail a bad page: a script from a CDN (asked for, though the
+    namespace has no network to answer), a NaN cell, a link to no anchor."""
+    page = tmp_path / "bad" / "report.html"
+    page.parent.mkdir()
+    page.write_text(f"<!doctype html><title>Bad</title><script src='{CDN_SCRIPT}'></script><h1>Bad</h1>"
+                    "<table><tr><td>NaN</td><td>1.5</td></tr></table><a href='#nowhere'>x</a><p id='here'>ok</p>")
+    [seen] = read_offline(tmp_path, [page])
+    assert seen["requests"] == [CDN_SCRIPT]
+    assert seen["raw_cells"] == ["NaN"] and seen["unresolved"] == ["nowhere"]
+    assert seen["sticky"] is None
+
+
+@pytest.mark.netns
+@needs_offline_chromium
+@pytest.mark.slow  # every study page is built once per session (minutes), then read in Chromium
+def test_every_study_page_and_the_index_read_offline(built_papers, tmp_path):
+    """Every study page and the index as a reader opens them: in Chromium, in a
+    network namespace with no network (only loopback, for chromedriver). No
+    page may ask the network for anything (DevTools' log of requests, read by
+    tests/offline_browser.py), every verdict id is an element of its page, no
+    cell reads NaN/None/True/[…]/1e-14, titles are the studies' (not file
+    hashes), every in-page link finds its anchor, the verdict table's header
+    stays on screen when the table is scrolled, and the page prints to PDF as
+    `make pdf` prints it. In this file so that, under `--dist loadfile`, it
+    reads the pages the real-browser test reads, built once (``built_papers``)."""
+    from analysis.report.pdf import print_pdf
+    from analysis.reproduce.claims import studies
+
+    stems = studies()
+    pages = [built_papers / "index.html", *(built_papers / "papers" / s / "report.html" for s in [*stems, "00_overview"])]
+    seen = {Path(s["page"]).parent.name: s for s in read_offline(tmp_path, pages)}
+    for name, page in seen.items():
+        assert page["requests"] == [], (name, page["requests"])
+        assert page["raw_cells"] == [], (name, page["raw_cells"])
+        assert page["unresolved"] == [], (name, page["unresolved"])
+        assert page["title"] and not STUDY_FILE.search(page["title"] + page["h1"]), (name, page["title"], page["h1"])
+    for stem in stems:
+        ids = set(pd.read_csv(built_papers / "papers" / stem / "tables" / "verdicts.csv")["id"])
+        assert not ids - set(seen[stem]["ids"]), (stem, sorted(ids - set(seen[stem]["ids"]))[:5])
+        sticky = seen[stem]["sticky"]
+        assert sticky["scrolled"] > 0, (stem, sticky)  # the table's box did scroll
+        assert abs(sticky["th_top"] - sticky["box_top"]) <= 2, (stem, sticky)  # and its header stayed at its top
+    assert set(stems) <= set(seen[built_papers.name]["ids"])  # the index: a card per study
+    for page in pages:
+        pdf = print_pdf(page, tmp_path / f"{page.parent.name}.pdf")
+        info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True, timeout=60).stdout
+        assert int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)) >= 1, page

@@ -11,6 +11,10 @@ host and tool facts (PAGE_ORDER).
 A failing notebook stops the pipeline with the notebook, the cell and the
 error named. Notebooks read the previous step's outputs from disk, so each
 one can also be run alone in JupyterLab.
+
+papermill, nbformat and nbconvert are imported where a notebook runs or a
+page is written: a report with nothing to rebuild needs none of them (their
+imports, jsonschema's format checkers above all, were half of its time).
 """
 
 from __future__ import annotations
@@ -19,17 +23,18 @@ import contextlib
 import copy
 import html
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
-
-import nbformat
-import papermill as pm
+from typing import TYPE_CHECKING
 
 from analysis import config
 from analysis.errors import ReportError
-from analysis.report.export import page_html
 from analysis.report.front_page import CampaignReport, found_reports, study_title, write_campaign_about, write_index
 from analysis.report.interactive import with_datatables
+
+if TYPE_CHECKING:
+    import nbformat
 
 NOTEBOOK_DIR = config.notebooks_dir()
 NOTEBOOKS = ("01_ingest", "02_explore", "03_hypotheses", "04_figures")  # the order they run in
@@ -74,17 +79,19 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
                  kernel: "SharedKernel | None" = None) -> nbformat.NotebookNode:
     """Execute one notebook with papermill, its kernel started in the notebook's
     folder (relative paths in its parameters resolve from there), or in
-    ``kernel``, cleared first.
+    ``kernel``, cleared first and moved to that folder.
 
     The folder goes to the kernel (nbclient's ``resources.metadata.path``), not
     to papermill's ``cwd``: that one changes the working directory of the whole
     process, and two notebooks built in parallel threads (a campaign's in
     ``notebooks/``, a study's in ``notebooks/papers/``) would start their kernels
     in each other's folder."""
+    import papermill as pm
+
     kernels_use_this_library()
     shared = {}
     if kernel is not None:
-        kernel.clear()
+        kernel.clear(path.parent)
         shared = {"km": kernel.manager}
     try:
         return pm.execute_notebook(
@@ -97,15 +104,18 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
 
 
 # Run in a shared kernel before each notebook: the notebook starts from an empty
-# namespace, no open figure, and execution count 1 (so errors name the right cell);
-# only the imported modules stay.
+# namespace, no open figure, pandas' display options as pandas sets them, in its
+# own folder, and execution count 1 (so errors name the right cell); only the
+# imported modules stay.
 CLEAR = ("get_ipython().run_line_magic('reset', '-f')\n"
          "import matplotlib.pyplot as _plt; _plt.close('all'); del _plt\n"
+         "import pandas as _pd; _pd.reset_option('^display\\\\.'); del _pd\n"
+         "import os as _os; _os.chdir({folder!r}); del _os\n"
          "get_ipython().execution_count = 1")
 
 
 class SharedKernel:
-    """One kernel for the four notebooks of a campaign, started in their folder.
+    """One kernel for the four notebooks of a campaign, started in ``folder``.
 
     Each notebook imported pandas, matplotlib, seaborn, scipy and statsmodels
     again in a new kernel: 4-5 s per notebook, a fifth of a cold build. The
@@ -122,13 +132,14 @@ class SharedKernel:
         self._run = run_sync
         run_sync(self.manager.start_kernel)(cwd=str(folder), extra_arguments=KERNEL_QUIET)
 
-    def clear(self) -> None:
+    def clear(self, folder: Path) -> None:
+        """Clear the namespace (CLEAR) and move to ``folder``, the next notebook's."""
         async def clear() -> None:
             client = self.manager.client()
             client.start_channels()
             try:
                 await client.wait_for_ready(timeout=120)
-                reply = await client.execute_interactive(CLEAR, store_history=False, timeout=120,
+                reply = await client.execute_interactive(CLEAR.format(folder=str(folder)), store_history=False, timeout=120,
                                                          output_hook=lambda _msg: None)
                 if reply["content"]["status"] != "ok":
                     raise ReportError(f"could not clear the shared kernel: {reply['content'].get('evalue')}")
@@ -141,7 +152,63 @@ class SharedKernel:
         return self
 
     def __exit__(self, *_exc) -> None:
-        self._run(self.manager.shutdown_kernel)(now=True)
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop the kernel (once; a second call does nothing)."""
+        if self.manager.has_kernel:
+            self._run(self.manager.shutdown_kernel)(now=True)
+
+
+class KernelPool:
+    """One kernel per worker thread of the report, kept from task to task.
+
+    A kernel per campaign and per study page imported pandas, matplotlib,
+    seaborn, scipy and this library again each time: 12 kernels in a cold
+    build, about 4 s of CPU each. A thread runs its tasks one after the other
+    in its own kernel (never shared between threads: jupyter_client's
+    sockets belong to the thread that made them), each notebook cleared
+    (CLEAR); a kernel whose notebook failed is shut down, not reused."""
+
+    def __init__(self) -> None:
+        self._idle: dict[int, SharedKernel] = {}
+        self._started: list[SharedKernel] = []
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def kernel(self) -> Iterator[SharedKernel]:
+        thread = threading.get_ident()
+        with self._lock:
+            kernel = self._idle.pop(thread, None)
+        if kernel is None:
+            kernel = SharedKernel(NOTEBOOK_DIR)
+            with self._lock:
+                self._started.append(kernel)
+        try:
+            yield kernel
+        except BaseException:
+            kernel.shutdown()
+            raise
+        with self._lock:
+            self._idle[thread] = kernel
+
+    def close(self) -> None:
+        """Shut every kernel down, also one still running a notebook (the build was stopped)."""
+        with self._lock:
+            kernels, self._started, self._idle = self._started, [], {}
+        for kernel in kernels:
+            kernel.shutdown()
+
+
+@contextlib.contextmanager
+def _kernel(kernels: KernelPool | None) -> Iterator[SharedKernel]:
+    """A kernel from ``kernels``, or one of its own (shut down after)."""
+    if kernels is None:
+        with SharedKernel(NOTEBOOK_DIR) as kernel:
+            yield kernel
+    else:
+        with kernels.kernel() as kernel:
+            yield kernel
 
 
 FOLD_STYLE = ("font-size: 1.3em; font-weight: bold; cursor: pointer; margin: 1.5em 0 .5em")
@@ -152,6 +219,10 @@ def to_html(notebooks: list[nbformat.NotebookNode], title: str, folded: dict[int
     hidden, the banner once, nothing loaded from the network (:mod:`.export`);
     notebook ``i`` in ``folded`` starts closed in a ``<details>`` under the
     line ``folded[i]`` (open in print)."""
+    import nbformat
+
+    from analysis.report.export import page_html
+
     folded = folded or {}
     merged = nbformat.v4.new_notebook(metadata=notebooks[0].metadata)
     starts: list[tuple[int, str]] = []  # (notebook, id of its first cell on the page)
@@ -214,7 +285,8 @@ def _stamped(out_dir: Path) -> Iterator[None]:
     stamp.write_text("built to the end\n")
 
 
-def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR, echo=print) -> CampaignReport:
+def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR, echo=print,
+                   kernels: KernelPool | None = None) -> CampaignReport:
     from analysis.ingest.manifest import load_manifest
 
     synthetic = load_manifest(campaign_dir).campaign.synthetic
@@ -222,18 +294,19 @@ def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HY
     executed_dir = out_dir / "notebooks"
     executed_dir.mkdir(parents=True, exist_ok=True)
     with _stamped(out_dir):
-        _run_campaign(campaign_dir, out_dir, hypotheses_dir, synthetic, echo)
+        _run_campaign(campaign_dir, out_dir, hypotheses_dir, synthetic, echo, kernels)
         write_campaign_about(campaign_dir, out_dir, hypotheses_dir)
     return CampaignReport(campaign_dir.name, out_dir / "report.html", sorted((out_dir / "figures").glob("*.png")),
                           sorted((out_dir / "tables").glob("*.csv")), synthetic)
 
 
-def _run_campaign(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path, synthetic: bool, echo) -> None:
-    """The four notebooks in a shared kernel, then the page."""
+def _run_campaign(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path, synthetic: bool, echo,
+                  kernels: KernelPool | None) -> None:
+    """The four notebooks in a shared kernel (from ``kernels`` if given), then the page."""
     executed_dir = out_dir / "notebooks"
     params = parameters_for(campaign_dir, out_dir, hypotheses_dir)
     executed = {}
-    with SharedKernel(NOTEBOOK_DIR) as kernel:
+    with _kernel(kernels) as kernel:
         for name in NOTEBOOKS:
             echo(f"  {campaign_dir.name}: {name}")
             executed[name] = run_notebook(NOTEBOOK_DIR / f"{name}.ipynb", params, executed_dir / f"{name}.ipynb",
@@ -251,9 +324,12 @@ STUDY_NOTEBOOK = PAPER_DIR / "study.ipynb"
 OVERVIEW_NOTEBOOK = PAPER_DIR / "00_overview.ipynb"
 
 
-def build_paper(name: str, out_root: Path, echo=print) -> CampaignReport:
+def build_paper(name: str, out_root: Path, echo=print, kernels: KernelPool | None = None) -> CampaignReport:
     """One study's reproduction (``name`` = its stem; ``00_overview`` for the overview):
-    the study notebook run with papermill for that study, then HTML."""
+    the study notebook run with papermill for that study (in a kernel of
+    ``kernels`` if given), then HTML."""
+    import papermill as pm
+
     notebook = OVERVIEW_NOTEBOOK if name == OVERVIEW_NOTEBOOK.stem else STUDY_NOTEBOOK
     out_dir = out_root / "papers" / name
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
@@ -263,7 +339,8 @@ def build_paper(name: str, out_root: Path, echo=print) -> CampaignReport:
     params = {k: v for k, v in offered.items() if k in declared}
     page = out_dir / "report.html"
     with _stamped(out_dir):
-        executed = run_notebook(notebook, params, out_dir / "notebooks" / f"{name}.ipynb", f"study {name}")
+        with _kernel(kernels) as kernel:
+            executed = run_notebook(notebook, params, out_dir / "notebooks" / f"{name}.ipynb", f"study {name}", kernel)
         page.write_text(with_datatables(to_html([executed], study_title(out_dir, name))))
     return CampaignReport(name, page, sorted((out_dir / "figures").glob("*.png")),
                           sorted((out_dir / "tables").glob("*.csv")), synthetic=False)

@@ -17,6 +17,7 @@ whatever reports exist, so it always lists every campaign and study.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -62,22 +63,32 @@ def _run(build: Callable[[], object], failures: list[str]) -> TaskFailed | None:
     return None
 
 
+Fingerprint = Callable[[Path], str]
+
+
+def raw_fingerprints() -> Fingerprint:
+    """A campaign folder's current fingerprint, worked out once per build: a
+    study's mirror is also a campaign of the report (lan-p2p serves three)."""
+    return functools.cache(lambda folder: current_fingerprint(folder, processed_dir_for(folder)))
+
+
 def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: str, echo,
-                  failures: list[str]) -> dict:
+                  failures: list[str], fingerprint: Fingerprint, kernels: pipeline.KernelPool) -> dict:
     hyp = hypotheses_dir / f"{campaign.name}.yaml"
     notebooks = [pipeline.NOTEBOOK_DIR / f"{n}.ipynb" for n in pipeline.NOTEBOOKS]
     return {
         "name": f"campaign:{campaign.name}",
-        "actions": [(_run, [lambda: pipeline.build_campaign(campaign, out_root, hypotheses_dir, echo), failures])],
+        "actions": [(_run, [lambda: pipeline.build_campaign(campaign, out_root, hypotheses_dir, echo, kernels), failures])],
         "file_dep": [str(p) for p in notebooks + ([hyp] if hyp.is_file() else [])],
         "targets": [str(out_root / campaign.name / "report.html"), str(pipeline.build_stamp(out_root / campaign.name))],
-        "uptodate": [config_changed({"raw": current_fingerprint(campaign, processed_dir_for(campaign)), "code": code,
+        "uptodate": [config_changed({"raw": fingerprint(campaign), "code": code,
                                      "hypotheses": hyp.is_file()})],
         "doc": f"campaign {campaign.name}",
     }
 
 
-def study_task(name: str, out_root: Path, code: str, echo, failures: list[str]) -> dict:
+def study_task(name: str, out_root: Path, code: str, echo, failures: list[str], fingerprint: Fingerprint,
+               kernels: pipeline.KernelPool) -> dict:
     """``name``: a study stem, or ``00_overview`` (which reads every study)."""
     from analysis.reproduce.mirrors import load_mirrors, mirror_available
 
@@ -91,11 +102,10 @@ def study_task(name: str, out_root: Path, code: str, echo, failures: list[str]) 
     mirror = load_mirrors().studies.get(name)
     raw = ""
     if mirror and mirror_available(mirror):
-        mirror_dir = config.raw_dir() / mirror
-        raw = current_fingerprint(mirror_dir, processed_dir_for(mirror_dir))
+        raw = fingerprint((config.raw_dir() / mirror).resolve())
     return {
         "name": f"study:{name}",
-        "actions": [(_run, [lambda: pipeline.build_paper(name, out_root, echo), failures])],
+        "actions": [(_run, [lambda: pipeline.build_paper(name, out_root, echo, kernels), failures])],
         "file_dep": [str(p) for p in dict.fromkeys(deps)],
         "targets": [str(out_root / "papers" / name / "report.html"), str(pipeline.build_stamp(out_root / "papers" / name))],
         "uptodate": [config_changed({"mirror": raw, "code": code})],
@@ -119,9 +129,10 @@ def longest_first(campaigns: list[Path], studies: list[str]) -> tuple[list[Path]
 
 
 def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, papers: bool,
-                 echo, failures: list[str]) -> Iterator[dict]:
+                 echo, failures: list[str], kernels: pipeline.KernelPool) -> Iterator[dict]:
     """Every task of the report, longest first; the index comes last and always runs."""
     code = analysis.source_fingerprint()  # a change to the library re-runs every notebook
+    fingerprint = raw_fingerprints()
     names = []
     names_of_studies: list[str] = []
     if papers:
@@ -130,11 +141,11 @@ def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, pa
         names_of_studies = [*studies(), pipeline.OVERVIEW_NOTEBOOK.stem]
     campaigns, names_of_studies = longest_first(campaigns, names_of_studies)
     for campaign in campaigns:
-        task = campaign_task(campaign, out_root, hypotheses_dir, code, echo, failures)
+        task = campaign_task(campaign, out_root, hypotheses_dir, code, echo, failures, fingerprint, kernels)
         names.append(task["name"])
         yield task
     for name in names_of_studies:
-        task = study_task(name, out_root, code, echo, failures)
+        task = study_task(name, out_root, code, echo, failures, fingerprint, kernels)
         if name == pipeline.OVERVIEW_NOTEBOOK.stem:
             task["task_dep"] = [f"report:study:{s}" for s in names_of_studies if s != name]
         names.append(task["name"])
@@ -152,9 +163,10 @@ def run_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | Non
     campaigns = [c.resolve() for c in campaigns]
 
     failures: list[str] = []
+    kernels = pipeline.KernelPool()  # one kernel per worker thread, for all its tasks
 
     def task_report():
-        yield from report_tasks(campaigns, out_root, hypotheses_dir, papers, echo, failures)
+        yield from report_tasks(campaigns, out_root, hypotheses_dir, papers, echo, failures, kernels)
 
     loader = ModuleTaskLoader({"task_report": task_report,
                                "DOIT_CONFIG": {"dep_file": str(out_root / ".doit.db"), "backend": "whole-json",
@@ -162,7 +174,10 @@ def run_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | Non
     args = ["run", "--continue", "-n", str(max(1, jobs)), "-P", "thread"]
     if force:
         args.append("--always-execute")
-    code = DoitMain(loader, extra_config={"BACKEND": {"whole-json": f"{__name__}:WholeJsonDB"}}).run(args)
+    try:
+        code = DoitMain(loader, extra_config={"BACKEND": {"whole-json": f"{__name__}:WholeJsonDB"}}).run(args)
+    finally:
+        kernels.close()
     if code and not failures:
         failures.append(f"doit exited with {code} (see the messages above)")
     return failures

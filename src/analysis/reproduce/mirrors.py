@@ -2,12 +2,15 @@
 and their runs, ingested once per change of their raw files.
 
 Both the study figures (drawn beside the published points) and the claims
-re-tested on our data read the mirror through here, so a campaign is
-ingested once per process, not once per figure."""
+re-tested on our data read the mirror through here. A mirror is read from
+the campaign's own tables (``load_campaign``, ingested only when its raw
+files changed, found by their size and time stamps), so a report's study
+pages reuse what its campaign pages ingested: each study ingested its mirror
+again into a scratch folder and hashed every raw file of it on each call
+(a third of study 000's page)."""
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,8 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from analysis.config import claims_dir, raw_dir as default_raw_dir
 from analysis.errors import ClaimsError
-from analysis.ingest.campaign import load_campaign
-from analysis.ingest.ingest import fingerprint
+from analysis.ingest.campaign import current_fingerprint, load_campaign, processed_dir_for
 from analysis.ingest.per_run import one_row_per_run
 from analysis.yamlfiles import load_model
 
@@ -78,8 +80,7 @@ def mirror_available(campaign: str, raw_dir: Path | None = None) -> bool:
 
 @lru_cache(maxsize=8)
 def _ingested(campaign: str, raw_dir: str, version: str) -> MirrorData:
-    with tempfile.TemporaryDirectory() as scratch:  # never write data/processed while a collector runs
-        data = load_campaign(Path(raw_dir) / campaign, processed=scratch)
+    data = load_campaign(Path(raw_dir) / campaign)
     return MirrorData(data.name, str(data.manifest.campaign.testbed), data.synthetic,
                       one_row_per_run(data.runs))
 
@@ -88,5 +89,6 @@ def load_mirror(campaign: str, raw_dir: Path | None = None) -> MirrorData:
     """The mirror campaign's runs; cached until its raw files change.  Each
     caller gets its own copy of the table, so no caller can change another's."""
     folder = raw_dir or default_raw_dir()
-    cached = _ingested(campaign, str(folder), fingerprint(folder / campaign))
+    version = current_fingerprint(folder / campaign, processed_dir_for(folder / campaign))
+    cached = _ingested(campaign, str(folder), version)
     return MirrorData(cached.name, cached.testbed, cached.synthetic, cached.runs.copy())
