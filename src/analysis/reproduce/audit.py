@@ -65,6 +65,7 @@ def _claims(record: Record, verdicts: pd.DataFrame, cells: pd.DataFrame) -> list
         sentences.setdefault((claim["source"], claim["quote"]), []).append((claim_id, claim["verdict"], text))
     rows = []
     for (source, quote), found in sentences.items():
+        found.sort(key=lambda f: f[1] not in REFUTED)  # the finding is named after a claim refuted as stated, if any
         # major only when a claim of the sentence as stated is refuted; against it only where printed changes no conclusion
         several = len(found) > 1
         rows.append({"id": f"claim:{found[0][0]}", "rule": "claim contradicted by the study's own numbers",
