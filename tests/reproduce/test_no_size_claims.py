@@ -174,3 +174,14 @@ def test_a_superlative_of_the_peaks_is_decided_by_the_printed_peaks():
     assert judged(rows, [no_size()])["verdict"] == "disagrees where printed"
     assert judged(rows, [no_size(over_sizes="peak")])["verdict"] == "agrees"
     assert judged(ranges(30, 44, 31, 45), [no_size(over_sizes="peak")])["verdict"] == "disagrees"
+
+
+def test_a_number_from_the_claims_own_sentence_is_restated_even_with_sds_and_beside_another():
+    """A Welch test of the claim's own difference tests the claim's words, not the study's data."""
+    quote = "IPv4 has higher throughput than IPv6"
+    rows = [row(1, ip_version=4, size_bytes=128, size_kind="packet", statistic="mean", value=44.0, snippet=quote + ": 44"),
+            row(2, ip_version=6, size_bytes=128, size_kind="packet", statistic="mean", value=40.0),
+            row(3, ip_version=4, size_bytes=128, size_kind="packet", statistic="sd", value=0.5),
+            row(4, ip_version=6, size_bytes=128, size_kind="packet", statistic="sd", value=0.5)]
+    rec = record(rows, [claim(quote=quote, per=[], scope={"os": "A", "size_bytes": 128})], sizes=SIZES, runs=10)
+    assert evaluate_claims(rec)[0].set_index("id").loc["X", "verdict"] == "restated"

@@ -162,7 +162,8 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
-    out["restated"] = bool(out["snippets"]) and all(same_sentence(claim.quote, t) for t in out["snippets"])
+    # a number known only from the claim's own sentence is no evidence for it, even beside an independent one
+    out["restated"] = bool(out["snippets"]) and any(same_sentence(claim.quote, t) for t in out["snippets"])
     if out["restated"]:
         out["diff_source"] += " — the claim's own sentence"
     elif out["rows"] and all(_in_summary(record, r) for r in out["rows"]):
@@ -214,7 +215,7 @@ def _classify(claim: Claim, c: dict) -> str:
     no_margin = claim.sense == "equivalent" and claim.margin is None
     if no_margin:
         return Verdict.UNJUDGED
-    if c["diff"] is not None and None not in (c["sd_a"], c["sd_b"], c["n"]):
+    if c["diff"] is not None and None not in (c["sd_a"], c["sd_b"], c["n"]) and not c["restated"]:
         return "tested"
     if c["diff"] is not None or c["pct"] is not None:
         return "descriptive"
