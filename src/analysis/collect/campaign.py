@@ -30,7 +30,7 @@ from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step, save_output
 from analysis.collect.testbed import Testbed, signal_name, signals_raise, workdir
-from analysis.collect.uml import ADDRESSES as UML_ADDRESSES, NO_SHARED_CLOCK, UmlTestbed
+from analysis.collect.uml import ADDRESSES as UML_ADDRESSES, UmlTestbed
 from analysis.collect.until_decided import UntilDecided, in_looks
 from analysis.verdicts.registration import register
 from analysis.verdicts.spec import load_hypotheses
@@ -191,8 +191,6 @@ class Collector:
         self.servers[name] = servers
         self.facts[name] = bed.facts()
         owd = sorted({r.block for r in runs if r.tool == "ditg" and r.levels.get("mode") == "owdm"})
-        if owd and isinstance(bed, UmlTestbed):
-            raise PlanError(f"testbed {name}: one-way delay (D-ITG owdm in block {', '.join(owd)}): {NO_SHARED_CLOCK}")
         if owd and not bed.owd_allowed:
             raise PlanError(f"testbed {name}: one-way delay (D-ITG owdm in block {', '.join(owd)}) needs synchronised clocks "
                             f"on {bed.spec.sender} and {bed.spec.receiver}, and no sync is recorded (neither host reports "

@@ -50,12 +50,6 @@ STOP_S = 5.0  # after SIGTERM, before SIGKILL
 ADDRESSES = {"sender": ("198.18.0.1", "2001:2::1"), "receiver": ("198.18.0.2", "2001:2::2")}
 BRIDGE_ADDRESSES = ("198.18.0.254", "2001:2::fe")  # the collector's end of the link (SSH goes through it)
 ROLES = {"sender": "snd", "receiver": "rcv"}
-# Each guest sets its wall clock from the host's at boot and then keeps its own:
-# two guests of one testbed differed by 44-55 ms (a D-ITG owdm run's delays were
-# negative), so no clock sync is recorded and one-way delays are refused.
-NO_SHARED_CLOCK = ("User-mode Linux guests keep clocks of their own (each set from the host's at boot; two guests "
-                   "differed by tens of ms, see clock.offsets_from_collector), so one-way delays between them are "
-                   "not meaningful: use D-ITG rttm (round trip on the sender's one clock)")
 NEEDS = ("ip", "nc", "ssh", "ssh-keygen", "/usr/sbin/sshd", "insmod")
 _VECTOR_RX = re.compile(r"vector_rx: error\((-?\d+)\)")
 INSTALL_HINT = "scripts/install-uml.sh fetches the pinned kernels; scripts/install-system.sh installs the rest"
