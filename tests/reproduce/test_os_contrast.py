@@ -125,6 +125,17 @@ def test_a_studys_os_claims_beside_our_contrast(runs):
     assert (udp["our_shape"] == "not measured by our campaign").all()  # the fixture has no UDP stream
 
 
+def test_a_model_without_residual_degrees_of_freedom_is_left_out(runs):
+    """Early in a collection a tool may have a few runs only: four runs cannot fit the five parameters of
+    the additive OS + IP version + size model, so that model is left out and the others stay."""
+    first = runs[(runs["tool"] == "netperf") & (runs["run"] == 1)]
+    few = pd.concat([first[(first["os_version"] == NEW) & (first["ip_version"] == 4)],
+                     first[(first["os_version"] == OLD) & (first["ip_version"] == 6) & (first["packet_size_bytes"] == 64)]])
+    assert len(few) == 4 and few["packet_size_bytes"].nunique() == 3
+    sparse = pd.concat([runs[runs["tool"] == "ditg"], few])
+    assert set(allocation(seeds_anova(sparse))["metric"]) == {"rtt_ms"}
+
+
 def test_no_campaign_no_table(tmp_path):
     assert study_os_claims(load_claims(S000).claims, raw_dir=tmp_path) is None
 

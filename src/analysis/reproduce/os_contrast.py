@@ -113,6 +113,8 @@ def seeds_anova(runs: pd.DataFrame) -> pd.DataFrame:
             continue
         cells = part.groupby(design).size()
         full = len(cells) == np.prod([part[f].nunique() for f in design]) and cells.min() >= 2
+        if not full and len(part) <= 1 + sum(part[f].nunique() - 1 for f in design):
+            continue  # not even the additive model leaves a residual degree of freedom
         table = factorial_anova(part, metric, design, order=len(design) if full else 1)
         parts.append(table.assign(tool=tool, mode=mode, transport=transport, metric=metric,
                                   model="full factorial" if full else "additive", n=len(part)))
