@@ -343,12 +343,12 @@ def test_hosts_sharing_a_control_folder_keep_their_copies_apart(lab, tmp_path):
             path = Path(str(host.workdir)) / "log.txt"
             path.write_text(f"written for {host.name}\n")
             copies.append(host.fetch(str(path), remove=True)[0])
-    finally:
+        assert copies[0] != copies[1]
+        assert [c.read_text() for c in copies] == ["written for alice\n", "written for bob\n"]
+    finally:  # closing a host removes the control folder, copies and all
         for host in hosts:
             host.remove_workdir()
             host.close()
-    assert copies[0] != copies[1]
-    assert [c.read_text() for c in copies] == ["written for alice\n", "written for bob\n"]
 
 
 def test_fetch_timeout_grows_with_the_size_the_host_reports(bob, monkeypatch):
