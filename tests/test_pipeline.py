@@ -520,3 +520,25 @@ def test_every_study_page_and_the_index_read_offline(built_papers, tmp_path):
         pdf = print_pdf(page, tmp_path / f"{page.parent.name}.pdf")
         info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True, timeout=60).stdout
         assert int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)) >= 1, page
+
+
+def test_a_study_page_is_rebuilt_when_the_os_campaign_arrives_or_changes(tmp_path, monkeypatch):
+    """The study pages set their OS claims beside uml-seeds' contrast, so its fingerprint is one of
+    their inputs (the overview's is not)."""
+    from analysis.report.tasks import raw_fingerprints, study_task
+    from analysis.reproduce.os_contrast import OS_CAMPAIGN
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    monkeypatch.setenv("NETREPRO_RAW", str(raw))
+    monkeypatch.setenv("NETREPRO_PROCESSED", str(tmp_path / "processed"))
+
+    def inputs(name: str) -> dict:
+        return study_task(name, tmp_path / "out", "code", print, [], raw_fingerprints(), None)["uptodate"][0].config
+
+    assert inputs("000_4e5320b6fe1e825c")["os_campaign"] == ""
+    shutil.copytree(ROOT / "data/raw/uml-kernels", raw / OS_CAMPAIGN)
+    first = inputs("000_4e5320b6fe1e825c")["os_campaign"]
+    assert first and inputs("00_overview")["os_campaign"] == ""
+    (raw / OS_CAMPAIGN / "iperf3" / "extra.txt").write_text("a new raw file\n")
+    assert inputs("000_4e5320b6fe1e825c")["os_campaign"] not in ("", first)

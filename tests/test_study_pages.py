@@ -104,3 +104,30 @@ def test_the_front_page_has_the_overview_as_header_and_titles_not_folder_names(t
     assert "<figcaption>Figure 2, our data: UDP throughput</figcaption>" in index
     assert "<figcaption>netperf throughput (mbit/s) vs packet size (bytes)</figcaption>" in index
     assert "1 agrees, 1 untestable" in index  # a campaign's verdicts from its table
+
+
+def test_the_os_section_sets_the_studys_os_claims_beside_our_kernel_contrast(tmp_path, monkeypatch):
+    """With a campaign of two kernels as uml-seeds (here the real uml-kernels, copied), every OS claim group
+    of study 000 (TCP throughput among them) is shown beside our contrast's shape; without it, the section
+    says how to collect it."""
+    import shutil
+
+    from analysis.reproduce.os_contrast import OS_CAMPAIGN
+    from analysis.reproduce.study import reproduce_study
+
+    reproduction = reproduce_study("000_4e5320b6fe1e825c")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    monkeypatch.setenv("NETREPRO_RAW", str(raw))
+    absent = study_page.os_contrast(reproduction, tmp_path / "out")
+    assert "plans/uml-seeds.yaml" in absent.text and not (tmp_path / "out" / "tables").exists()
+    shutil.copytree(Path(__file__).resolve().parents[1] / "data/raw/uml-kernels", raw / OS_CAMPAIGN)
+    shown = study_page.os_contrast(reproduction, tmp_path / "out")
+    table = pd.read_csv(tmp_path / "out" / "tables" / "os_contrast.csv")
+    os_claims = [c for c in reproduction.record.claims.claims if c.compare is not None and c.compare.factor == "os"
+                 and c.direction not in (None, "equivalent")]
+    assert table.drop_duplicates(["metric", "transport", "ip_version"])["study_claims"].sum() >= len(os_claims)
+    ours = table[table["our_os_pair"].notna()]  # the groups our campaign measures (uml-kernels: TCP throughput)
+    assert len(ours) and set(ours["our_os_pair"]) == {"6.1.176 vs 5.10.46"}
+    assert set(ours["metric"]) == {"throughput_mbps"} and ours["our_shape"].str.contains("of 3 sizes|every size").all()
+    assert f"({len(table)})" in shown.text and "id='os-contrast'" in shown.html

@@ -331,6 +331,26 @@ def test_fetch_streams_a_large_file_to_disk_with_bounded_memory_and_a_checked_ha
     assert not Path(path).exists()  # taken: removed on the host after the copy
 
 
+def test_hosts_sharing_a_control_folder_keep_their_copies_apart(lab, tmp_path):
+    """A testbed's hosts share one control folder; each host's first copy
+    (D-ITG's sender log and receiver summary of one run) is a file of its own."""
+    hosts = [SshHost(name, HostSpec.model_validate(lab.host_spec(name)), tmp_path) for name in ("alice", "bob")]
+    copies = []
+    try:
+        for host in hosts:
+            host.connect()
+            host.make_workdir()
+            path = Path(str(host.workdir)) / "log.txt"
+            path.write_text(f"written for {host.name}\n")
+            copies.append(host.fetch(str(path), remove=True)[0])
+        assert copies[0] != copies[1]
+        assert [c.read_text() for c in copies] == ["written for alice\n", "written for bob\n"]
+    finally:  # closing a host removes the control folder, copies and all
+        for host in hosts:
+            host.remove_workdir()
+            host.close()
+
+
 def test_fetch_timeout_grows_with_the_size_the_host_reports(bob, monkeypatch):
     """Calibrated on this machine: a copy given its size's time completes;
     given a quarter of what it took, it is stopped with an error and no partial file."""

@@ -47,6 +47,24 @@ def test_stack_profiles_and_mtu_factors_are_refused_on_guests():
         uml_plan(factors={"mtu_bytes": [1500]})
 
 
+def test_one_way_delay_is_refused_on_guests_and_round_trips_accepted():
+    """Each guest keeps its own clock (owdm between two guests measured -44 ms), so D-ITG owdm is refused,
+    also where it is D-ITG's default mode; rttm times the round trip on the sender's one clock."""
+    for factors in ({"mode": ["owdm"]}, {}):
+        with pytest.raises(ValidationError, match="block b: D-ITG owdm .* on kind uml: User-mode Linux guests keep clocks"):
+            uml_plan(tool="ditg", factors=factors)
+    assert uml_plan(tool="ditg", factors={"mode": ["rttm"]}).blocks[0].factors["mode"] == ["rttm"]
+
+
+def test_a_jumbo_mtu_is_given_to_the_guests_virtual_nic(tmp_path):
+    """The vector driver's MTU is set when the guest boots (`ip link set mtu 9000` alone is refused
+    inside the guest: 'mtu greater than device maximum')."""
+    (tmp_path / "usr/lib/uml/modules/5.10.46/kernel").mkdir(parents=True)
+    guest = Guest("sender", Kernel("bullseye", tmp_path), "nr-abcdef", "nr-abcdef-lan", tmp_path, 256, 9000)
+    assert "vec0:transport=tap,ifname=nr-abcdef-tsnd,gro=1,mtu=9000" in guest.argv()
+    assert "ip link set vec0 mtu 9000 up" in guest._init(Path("/run/netrepro-guest"))
+
+
 def test_dry_run_names_each_guests_kernel_and_addresses():
     plan = uml_plan({"kind": "uml", "kernel": "bookworm", "receiver_kernel": "bullseye"})
     lines = list(dry_run_lines(plan))
@@ -71,7 +89,7 @@ def test_guest_command_line_and_init(tmp_path):
     guest = Guest("receiver", kernel, "nr-abcdef", "nr-abcdef-lan", tmp_path / "rcv", 256, 1500)
     argv = guest.argv()
     assert argv[:4] == ["ip", "netns", "exec", "nr-abcdef-lan"]
-    assert "vec0:transport=tap,ifname=nr-abcdef-trcv,gro=1" in argv and "mem=256M" in argv
+    assert "vec0:transport=tap,ifname=nr-abcdef-trcv,gro=1,mtu=1500" in argv and "mem=256M" in argv
     assert "rootfstype=hostfs" in argv and "ro" in argv and f"uml_dir={tmp_path / 'rcv'}" in argv
     init = guest._init(Path("/run/netrepro-guest"))
     modules = root / "usr/lib/uml/modules/6.1.176/kernel"
@@ -88,6 +106,18 @@ def test_the_shipped_uml_plan_validates():
     runs = schedule(plan)
     assert len(runs) == 2 * 2 * 2 * 3 * 4  # tools x kernels x IP versions x sizes x runs
     assert expected_seconds(plan, runs) < 900
+
+
+def test_the_shipped_seeds_plan_has_the_seeds_design():
+    plan = load_plan(Path(__file__).resolve().parents[2] / "plans" / "uml-seeds.yaml")
+    assert {t.kernel for t in plan.testbeds.values()} == {"bookworm", "bullseye"}
+    assert {t.mtu for t in plan.testbeds.values()} == {9000}
+    stream = next(b for b in plan.blocks if b.name == "netperf").factors
+    sizes = [int(s) for s in stream["packet_size_bytes"]]
+    assert stream["ip_version"] == [4, 6] and stream["transport"] == ["TCP", "UDP"]
+    assert len([s for s in sizes if 64 <= s <= 1408]) >= 6 and min(sizes) == 64 and max(sizes) > 1500  # and a jumbo size
+    assert {b.tool for b in plan.blocks} == {"netperf", "iperf3", "ditg"} and plan.runs_per_cell >= 10
+    assert len(schedule(plan)) == 10 * 2 * 2 * (2 * 7 + 4 + 3 + 3)  # runs x kernels x IP versions x cells per kernel and IP
 
 
 def test_console_receive_messages_are_told_apart(tmp_path):

@@ -10,6 +10,7 @@ Failed runs are complete too; they keep their output and the reason.
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import shutil
 import time
@@ -43,12 +44,15 @@ HOSTS_NOTE = ("On lab hosts (testbeds of kind hosts) meta sender_cpu_pct is the 
               "its /proc/stat) over the run's main step, meta commands the command lines exactly as the hosts' shells "
               "received them (meta command_hosts: which host ran each), and meta output_sha256 the checksum the host "
               "computed of the output the collector copied back.")
+LOAD_NOTE = ("meta host_load_1m is the collecting host's 1-minute load average (/proc/loadavg) at the end of the run: "
+             "other work on the machine shows there.")
 OS_FACTORS = ("os", "os_version", "receiver_os", "receiver_os_version")
 UML_NOTE = ("On User-mode Linux testbeds (kind uml) each node is a kernel booted as a process of this host: os_version is "
             "the guest kernel's release, the measurement is that kernel's own TCP/IP stack with its defaults (its congestion "
             "control, buffers and its virtual NIC's offloads, in the host facts), not hardware drivers; UML's timer and I/O "
             "emulation add overhead, so absolute rates are lower than on hardware and only the comparison between kernels "
-            "on this one host is meant. The guests' userland is this host's (hostfs, read-only).")
+            "on this one host is meant. The guests' userland is this host's (hostfs, read-only). Both guests are processes "
+            "of this host, so meta host_cpu_pct is its CPU utilisation (all CPUs, /proc/stat) over the run.")
 
 
 def _iso(t: float) -> str:
@@ -271,7 +275,8 @@ class Collector:
             "started": _iso(t0),
             "ended": _iso(outcome.results[-1].ended),
             "attempts": attempts,
-            "host_cpu_pct": None if remote else cpu,
+            "host_cpu_pct": None if remote and not isinstance(bed, UmlTestbed) else cpu,  # UML guests are this host's processes
+            "host_load_1m": round(os.getloadavg()[0], 2),
             "testbed": bed.name,
             "duration_planned_s": self.plan.duration_of(r),
             "payload_bytes": payload_bytes(r.levels),
@@ -466,7 +471,7 @@ class Collector:
     def _notes(self) -> str:
         kinds = {t.kind for t in self.plan.testbeds.values()}
         notes = ((CPU_NOTE, bool(kinds - {"hosts", "uml"})), (HOSTS_NOTE, bool(kinds & {"hosts", "uml"})), (UML_NOTE, "uml" in kinds))
-        return " ".join(note for note, wanted in notes if wanted)
+        return " ".join([*(note for note, wanted in notes if wanted), LOAD_NOTE])
 
     def _block_overrides(self) -> str:
         said = [f"{b.name}: " + ", ".join(x for x in (f"{b.duration_s:g} s" if b.duration_s else "",

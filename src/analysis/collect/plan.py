@@ -73,6 +73,12 @@ EXECUTABLES: dict[str, dict[str, tuple[str, ...]]] = {
 EXECUTABLE_NAMES = tuple(sorted({x for sides in EXECUTABLES.values() for names in sides.values() for x in names}))
 _HOSTNAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$")
 _USER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@\\-]{0,63}$")
+# Each User-mode Linux guest sets its wall clock from the host's at boot and then
+# keeps its own: two guests of one testbed differed by 44-55 ms (a D-ITG owdm
+# run's delays were negative), so one-way delays between guests are refused.
+UML_NO_SHARED_CLOCK = ("User-mode Linux guests keep clocks of their own (each set from the host's at boot; two guests "
+                       "differed by tens of ms), so one-way delays between them are not meaningful: use mode rttm "
+                       "(round trips, timed on the sender's one clock)")
 ETHERNET_OVERHEAD_BYTES = 18  # header 14 + FCS 4: a frame size counts both
 IP_HEADER_BYTES = {4: 20, 6: 40}
 L4_HEADER_BYTES = {"UDP": 8, "TCP": 32}  # TCP: 20 + 12 of timestamp option (Linux default)
@@ -483,6 +489,8 @@ class Plan(_Strict):
                         raise ValueError(f"block {b.name}: testbed {t} needs an IPv{version} address for {bed.receiver}: "
                                          f"set hosts.{bed.receiver}.ipv{version}")
         if "uml" in kinds:
+            if b.tool == "ditg" and "owdm" in b.factors.get("mode", [MODES["ditg"][0]]):
+                raise ValueError(f"block {b.name}: D-ITG owdm (one-way delay) on kind uml: {UML_NO_SHARED_CLOCK}")
             touching = [s for s in stacks if self.stack_profiles[s]]
             if touching or "mtu_bytes" in b.factors:
                 raise ValueError(f"block {b.name}: User-mode Linux guests run their kernel's own defaults here; "

@@ -153,7 +153,7 @@ class SshHost:
         self.socket = self.ctl_dir / f"{name}.sock"
         self.master: subprocess.Popen | None = None
         self.workdir: str | None = None
-        self._fetched = 0  # copies made so far: each gets its own file
+        self._fetched = 0  # copies made so far: each gets its own file, named by host and number
 
     @property
     def label(self) -> str:
@@ -283,7 +283,7 @@ class SshHost:
         POSIX hosts answer in one round trip; a mismatch is an error, never a
         silently kept copy. Returns the local file and the digest."""
         self._fetched += 1
-        dest = self.ctl_dir / f"fetch-{self._fetched}"
+        dest = self.ctl_dir / f"fetch-{self.name}-{self._fetched}"  # the folder may be shared with the testbed's other hosts
         take = self.dialect.take(path) if remove else None
         try:
             if take is not None:

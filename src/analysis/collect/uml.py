@@ -50,7 +50,6 @@ STOP_S = 5.0  # after SIGTERM, before SIGKILL
 ADDRESSES = {"sender": ("198.18.0.1", "2001:2::1"), "receiver": ("198.18.0.2", "2001:2::2")}
 BRIDGE_ADDRESSES = ("198.18.0.254", "2001:2::fe")  # the collector's end of the link (SSH goes through it)
 ROLES = {"sender": "snd", "receiver": "rcv"}
-CLOCK = "User-mode Linux guests keep the host's clock: sender and receiver share it"
 NEEDS = ("ip", "nc", "ssh", "ssh-keygen", "/usr/sbin/sshd", "insmod")
 _VECTOR_RX = re.compile(r"vector_rx: error\((-?\d+)\)")
 INSTALL_HINT = "scripts/install-uml.sh fetches the pinned kernels; scripts/install-system.sh installs the rest"
@@ -149,7 +148,7 @@ class Guest:
     def argv(self) -> list[str]:
         return ["ip", "netns", "exec", self.ns, str(self.kernel.binary), f"mem={self.mem_mb}M",
                 "rootfstype=hostfs", "rootflags=/", "ro", f"init={self.scratch / 'init.sh'}",
-                f"vec0:transport=tap,ifname={self.tap},gro=1", "con=null", "con0=fd:0,fd:1",
+                f"vec0:transport=tap,ifname={self.tap},gro=1,mtu={self.mtu}", "con=null", "con0=fd:0,fd:1",
                 f"umid={self.name}", f"uml_dir={self.scratch}"]
 
     def prepare(self, authorized_key: str) -> str:
@@ -265,7 +264,7 @@ class UmlTestbed(HostsTestbed):
 
     @classmethod
     def of(cls, name: str, spec: TestbedSpec, tools: set[str]) -> "UmlTestbed":
-        hosts = TestbedSpec(kind="hosts", sender=f"{name}-snd", receiver=f"{name}-rcv", clock_sync=CLOCK, ports=spec.ports)
+        hosts = TestbedSpec(kind="hosts", sender=f"{name}-snd", receiver=f"{name}-rcv", ports=spec.ports)
         return cls(name, hosts, {}, tools, uml=spec, prefix=f"nr-{secrets.token_hex(3)}")
 
     @property

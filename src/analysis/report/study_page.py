@@ -38,7 +38,7 @@ SECTIONS = (("claimed", "What the study claimed"), ("found", "What the reproduct
             ("audit", "Consistency audit"), ("evidence", "Evidence of each judged cell"),
             ("tables", "Tables rebuilt from the published record"), ("derived", "Derived numbers recomputed"),
             ("mdd", "Minimum detectable difference"), ("own-data", "Where our own data agrees or not"),
-            ("design", "Design as printed"))
+            ("os-contrast", "The study's OS claims beside our own OS contrast"), ("design", "Design as printed"))
 HEADINGS = dict(SECTIONS)
 PAGE_STYLE = ("<style>.study-head .meta{color:#555}.study-head li{margin:.3em 0}"
               "details.netrepro-section>summary{cursor:pointer}"
@@ -358,6 +358,23 @@ def own_data(r: Reproduction, out: str | Path) -> Block:
     save_table(own, out, "own_data")
     counts = ", ".join(f"{k}: {v}" for k, v in own_data_counts(own).items())
     return folded("own-data", [_e(counts), big(own, columns=OWN_DATA_COLUMNS)], OWN_DATA_INTRO, len(own))
+
+
+OS_CONTRAST_INTRO = (
+    "The study's claims that one OS beats another, grouped by metric, transport and IP version, beside the shape of "
+    "our own OS contrast of the same metric across message sizes: two Linux kernels (6.1 and 5.10, User-mode Linux "
+    "guests on one host) in the campaign uml-seeds. The OSes differ, so no verdict carries over; what can agree is "
+    "the shape: the study's claims_at_every_size say one OS is ahead at every size, ours_at_every_size whether one "
+    "of our kernels is (Welch per size, Holm across sizes).")
+
+
+def os_contrast(r: Reproduction, out: str | Path) -> Block:
+    table = r.os_claims_beside_ours()
+    if table is None:
+        return folded("os-contrast", [_e("Our campaign with an OS factor (data/raw/uml-seeds) is not here: collect it "
+                                         "with plans/uml-seeds.yaml (docs/collecting.md).")], OS_CONTRAST_INTRO)
+    save_table(table, out, "os_contrast")
+    return folded("os-contrast", [big(table)], OS_CONTRAST_INTRO, len(table))
 
 
 def design(r: Reproduction) -> Block:

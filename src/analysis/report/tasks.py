@@ -4,7 +4,8 @@ study, rebuilt only when its inputs change, independent tasks in parallel.
 A campaign task depends on the four notebooks, the campaign's raw fingerprint
 (manifest + every raw file's content), its hypothesis file and the code of
 this package; a study task on its notebook, its published record and claims
-file, the designs, the mirror map and its mirror campaign's fingerprint.
+file, the designs, the mirror map, its mirror campaign's fingerprint and that
+of the campaign whose OS contrast its page sets beside its OS claims (uml-seeds).
 doit keeps the last-seen signatures in ``<reports>/.doit.db`` (written
 whole, :class:`WholeJsonDB`); a task whose inputs did not change is skipped.
 A task is done only when its build stamp exists (:func:`.pipeline.build_stamp`,
@@ -91,6 +92,7 @@ def study_task(name: str, out_root: Path, code: str, echo, failures: list[str], 
                kernels: pipeline.KernelPool) -> dict:
     """``name``: a study stem, or ``00_overview`` (which reads every study)."""
     from analysis.reproduce.mirrors import load_mirrors, mirror_available
+    from analysis.reproduce.os_contrast import OS_CAMPAIGN
 
     published, claims = config.published_dir(), config.claims_dir()
     overview = name == pipeline.OVERVIEW_NOTEBOOK.stem
@@ -103,12 +105,15 @@ def study_task(name: str, out_root: Path, code: str, echo, failures: list[str], 
     raw = ""
     if mirror and mirror_available(mirror):
         raw = fingerprint((config.raw_dir() / mirror).resolve())
+    os_raw = ""
+    if not overview and mirror_available(OS_CAMPAIGN):
+        os_raw = fingerprint((config.raw_dir() / OS_CAMPAIGN).resolve())
     return {
         "name": f"study:{name}",
         "actions": [(_run, [lambda: pipeline.build_paper(name, out_root, echo, kernels), failures])],
         "file_dep": [str(p) for p in dict.fromkeys(deps)],
         "targets": [str(out_root / "papers" / name / "report.html"), str(pipeline.build_stamp(out_root / "papers" / name))],
-        "uptodate": [config_changed({"mirror": raw, "code": code})],
+        "uptodate": [config_changed({"mirror": raw, "os_campaign": os_raw, "code": code})],
         "doc": f"study {name}",
     }
 

@@ -13,6 +13,7 @@ from analysis.reproduce.changes import verdict_changes
 from analysis.reproduce.derived import recompute_derived
 from analysis.reproduce.lookup import Record, load_record
 from analysis.reproduce.mdd import mdd_summary, mdd_table
+from analysis.reproduce.os_contrast import study_os_claims
 from analysis.reproduce.own_data import own_data_table
 from analysis.reproduce.second_reading import (apply_readings, reading_counts, verdict_reading_counts,
                                                verdicts_with_readings)
@@ -83,6 +84,10 @@ class Reproduction:
     def own_data(self) -> pd.DataFrame:
         """Each claim re-tested on our mirror dataset, beside the study's verdict."""
         return own_data_table(self.study, self.verdicts, record=self.record)
+
+    def os_claims_beside_ours(self) -> pd.DataFrame | None:
+        """The study's OS claims beside our own OS contrast (None when that campaign is not here)."""
+        return study_os_claims(self.record.claims.claims)
 
     def mdd_text(self) -> str:
         return mdd_summary(self.record)
