@@ -113,6 +113,31 @@ def test_concatenated_documents_give_two_runs():
     assert r.intervals[1].record_index == 2
 
 
+MSS_WARNING = "UDP block size 8952 exceeds TCP MSS 8948, may result in fragmentation / drops"
+
+
+def test_leading_iperf3_warning_is_kept_and_the_json_parsed():
+    """iperf3 3.12 with stderr kept: its 'warning:' line, then the -J document."""
+    text = (HERE / "udp_mss_warning_json.json").read_text()
+    r = load("udp_mss_warning_json.json")
+    assert r.variant == "json-client"
+    assert [(x.side, x.transport, x.message_size_bytes, x.tool_version) for x in r.records] == [
+        ("sender", "UDP", 8952, "3.12"), ("receiver", "UDP", 8952, "3.12")]
+    assert all(x.warnings == [f"iperf3 warned: {MSS_WARNING}"] for x in r.records)
+    bare = iperf3.parse(text.split("\n", 1)[1], "bare")  # the same document without the warning line
+    for got, plain in zip(r.records, bare.records, strict=True):
+        assert got.to_dict() | {"warnings": []} == plain.to_dict()
+    assert r.intervals == bare.intervals
+
+
+def test_other_text_before_the_json_is_refused_naming_its_line():
+    document = (HERE / "udp_mss_warning_json.json").read_text().split("\n", 1)[1]
+    for prefix, line in (("note: not from iperf3\n", 1), (f"warning: {MSS_WARNING}\nrunning test\n", 2)):
+        with pytest.raises(ParseError, match="text before the iperf3 JSON document") as err:
+            iperf3.parse(prefix + document, "x")
+        assert (err.value.source, err.value.line) == ("x", line)
+
+
 def test_json_error_is_a_failed_run():
     [r] = load("error_refused_json.json").records
     assert (r.status, r.error) == ("failed", "unable to connect to server: Connection refused")

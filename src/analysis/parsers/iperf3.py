@@ -51,7 +51,7 @@ def detect(text: str) -> bool:
         head = window.lstrip()
         if head.startswith("{") and (_JSON_EVENT.match(head) or _JSON_RUN.search(head[:20_000])):
             return True
-    cleaned = "\n".join(_strip_timestamp(l) for l in untitled(clean_lines(window)))
+    cleaned = "\n".join(_strip_timestamp(l) for l in without_leading_warnings(untitled(clean_lines(window)))[1])
     head = _INTERRUPT_ECHO.sub("", cleaned.lstrip(), count=1)
     if head.startswith("{"):
         return bool(_JSON_EVENT.match(head) or _JSON_RUN.search(head[:20_000]))
@@ -63,9 +63,41 @@ def parse(text: str, source: str = "<string>") -> ParseResult:
     if document is not None:
         return _parse_documents([document], source)
     lines = _without_interrupt_echo(untitled(clean_lines(text)))
-    if "".join(lines).lstrip().startswith("{"):
+    if "".join(without_leading_warnings(lines)[1]).lstrip().startswith("{"):
         return _parse_json(lines, source)
-    return _parse_text(lines, source)
+    try:
+        return _parse_text(lines, source)
+    except ParseError:
+        _refuse_text_before_json(lines, source)
+        raise
+
+
+# iperf3 prints its warnings ("warning: UDP block size 8952 exceeds TCP MSS
+# 8948, may result in fragmentation / drops") on stderr; an output kept with
+# stderr has them before the -J document.
+_WARNING = re.compile(r"^warning: (?P<msg>\S.*?)\s*$")
+
+
+def without_leading_warnings(lines: list[str]) -> tuple[list[str], list[str]]:
+    """iperf3's own ``warning:`` lines before a JSON document, and the lines
+    with those blanked (so line numbers stay right). Nothing is taken when no
+    JSON document follows them."""
+    first = next((i for i, l in enumerate(lines) if l.strip() and not _WARNING.match(l)), len(lines))
+    if first == 0 or first == len(lines) or not lines[first].lstrip().startswith("{"):
+        return [], lines
+    found = [m["msg"] for m in map(_WARNING.match, lines[:first]) if m]
+    return found, [""] * first + lines[first:]
+
+
+def _refuse_text_before_json(lines: list[str], source: str) -> None:
+    """A file that the text reader refused but that holds a JSON document
+    (a line ``{``, as ``iperf3 -J`` starts one) after other text: say so,
+    naming the first line that is not iperf3's."""
+    if not any(l.strip() == "{" for l in lines):
+        return
+    number, line = next((i, l) for i, l in enumerate(lines, 1) if l.strip() and not _WARNING.match(l))
+    raise ParseError(source, number, f"text before the iperf3 JSON document: {line.strip()[:80]!r} "
+                                     "(only iperf3's own 'warning:' lines may come before it)")
 
 
 # Ctrl-C typed in a terminal echoes "^C" where the cursor is: before the
@@ -237,10 +269,15 @@ class _Run:
 
 
 def _parse_json(lines: list[str], source: str) -> ParseResult:
+    warnings, lines = without_leading_warnings(lines)
     docs = load_json_documents(lines, source)
     if all("event" in d for d, _ in docs):
-        return _parse_documents(_assemble_stream(docs, source), source, "json-stream")
-    return _parse_documents(docs, source)
+        result = _parse_documents(_assemble_stream(docs, source), source, "json-stream")
+    else:
+        result = _parse_documents(docs, source)
+    for rec in result.records:
+        rec.warnings.extend(f"iperf3 warned: {w}" for w in warnings)
+    return result
 
 
 def _parse_documents(docs: list[tuple[dict[str, Any], int]], source: str, variant: str = "json") -> ParseResult:
