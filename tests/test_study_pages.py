@@ -119,6 +119,7 @@ def test_the_os_section_sets_the_studys_os_claims_beside_our_kernel_contrast(tmp
     raw = tmp_path / "raw"
     raw.mkdir()
     monkeypatch.setenv("NETREPRO_RAW", str(raw))
+    monkeypatch.setenv("NETREPRO_PROCESSED", str(tmp_path / "processed"))  # not the session's: its uml-seeds is the real one
     absent = study_page.os_contrast(reproduction, tmp_path / "out")
     assert "plans/uml-seeds.yaml" in absent.text and not (tmp_path / "out" / "tables").exists()
     shutil.copytree(Path(__file__).resolve().parents[1] / "data/raw/uml-kernels", raw / OS_CAMPAIGN)

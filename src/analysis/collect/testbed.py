@@ -378,9 +378,36 @@ def cleanup(include_live: bool = False) -> list[str]:
             _remove_link(ifname)
             removed.append(("link", ifname))
     for prefix in {_prefix(name) for _, name in removed}:
+        removed += [("guest process", str(pid)) for pid in stop_orphan_guests(prefix)]
         owner_path(prefix).unlink(missing_ok=True)
     removed += [("scratch folder", str(folder)) for folder in remove_stale_scratch()]
     return [f"{kind} {name}" for kind, name in removed]
+
+
+def stop_orphan_guests(prefix: str, wait_s: float = 5.0) -> list[int]:
+    """User-mode Linux guests a stopped collector left running (their command line
+    carries ``umid=<prefix>-<role>``, a name only that collector gave): SIGKILL by
+    PID. A guest gets SIGTERM when its collector dies, but one still booting, or
+    slow to shut down on a loaded host, may not act on it."""
+    import time
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"linux.uml") and any(a.startswith(f"umid={prefix}-".encode()) for a in argv):
+            found.append(int(entry.name))
+    for pid in found:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + wait_s
+    while any(Path(f"/proc/{pid}").exists() for pid in found) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
 
 
 @contextlib.contextmanager
