@@ -41,6 +41,8 @@ def _cell_text(c) -> str:
     if c.verdict == Verdict.CONTRADICTED:
         return (f"at {c.cell}: {c.a} − {c.b} = {c.diff:.4g} from {c.diff_source}; "
                 f"Welch p_adj = {c.p_adj:.2g}, significant the other way")
+    if pd.isna(c.diff) and pd.isna(c.pct):  # printed ranges or peaks: what they say
+        return f"at {c.cell}: {c.note} ({c.diff_source})"
     value = f"{c.diff:.4g}" if pd.notna(c.diff) else f"{c.pct:.4g}%"
     return f"at {c.cell}: {c.a} − {c.b} = {value} from {c.diff_source}"
 
