@@ -29,7 +29,7 @@ from analysis.collect.dialects import dialect
 from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step, save_output
-from analysis.collect.testbed import Testbed, signal_name, signals_raise, workdir
+from analysis.collect.testbed import CaughtSignals, Testbed, signal_name, signals_raise, workdir
 from analysis.collect.uml import ADDRESSES as UML_ADDRESSES, UmlTestbed
 from analysis.collect.until_decided import UntilDecided, in_looks
 from analysis.verdicts.registration import register
@@ -96,6 +96,7 @@ class Collector:
     host: dict[str, Any] = field(default_factory=dict)
     interruptions: list[dict[str, Any]] = field(default_factory=list)  # each session a signal stopped: which, when
     until_decided: UntilDecided | None = None  # registered claims with stop: (docs/statistics.md, "Collect until decided")
+    signals: CaughtSignals = field(default_factory=CaughtSignals)  # what signals_raise caught this session
 
     # --- preparation ------------------------------------------------------
     def prepare(self) -> list[Run]:
@@ -143,8 +144,9 @@ class Collector:
         self.host = host_facts()
         self.started = time.monotonic()
         try:
-            with signals_raise(), contextlib.ExitStack() as stack:
+            with signals_raise() as self.signals, contextlib.ExitStack() as stack:
                 self._bring_up(stack, pending)
+                self.signals.check()
                 self._warm_up(pending)
                 self._loop(pending)
         except KeyboardInterrupt as exc:
@@ -231,6 +233,7 @@ class Collector:
         with Progress(*columns, console=self.console) as bar:
             task = bar.add_task(self.plan.name, total=total, completed=total - len(pending))
             for r in pending:
+                self.signals.check()  # a signal whose exception Python dropped still stops the campaign here
                 if self.until_decided and not self.until_decided.wanted(r, len(self.entries)):
                     bar.advance(task)  # its cell is decided: no open claim needs the run
                     continue

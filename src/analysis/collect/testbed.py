@@ -410,14 +410,29 @@ def stop_orphan_guests(prefix: str, wait_s: float = 5.0) -> list[int]:
     return found
 
 
+class CaughtSignals:
+    """The signals :func:`signals_raise` has raised for. Python drops an exception
+    raised where it cannot propagate (a signal landing in a fork handler prints
+    "Exception ignored" and the work goes on), so loops :meth:`check` between steps."""
+
+    def __init__(self) -> None:
+        self.caught: str | None = None
+
+    def check(self) -> None:
+        if self.caught is not None:
+            raise Interrupted(self.caught)
+
+
 @contextlib.contextmanager
-def signals_raise() -> Iterator[None]:
+def signals_raise() -> Iterator[CaughtSignals]:
     """While inside, SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted`
     naming the signal, so teardown code in ``finally`` and ``__exit__`` runs
     before the process ends. SIGINT only where Python would raise
     KeyboardInterrupt for it (a shell may have set it to be ignored)."""
+    signals = CaughtSignals()
 
     def handler(signum: int, frame: object) -> None:
+        signals.caught = signals.caught or signal.Signals(signum).name
         raise Interrupted(signal.Signals(signum).name)
 
     wanted = [signal.SIGTERM, signal.SIGHUP]
@@ -425,7 +440,7 @@ def signals_raise() -> Iterator[None]:
         wanted.append(signal.SIGINT)
     previous = {s: signal.signal(s, handler) for s in wanted}
     try:
-        yield
+        yield signals
     finally:
         for s, h in previous.items():
             signal.signal(s, h)

@@ -50,7 +50,9 @@ REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only", "n
 BANNER_TAG = "banner"
 # The kernel talks to papermill over loopback TCP and warns, once per notebook, that
 # this is unencrypted; errors still show.
-KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
+# no log chatter, and no IPython history: kernels running side by side share its
+# SQLite file, and a clash prints "Session/line number was not unique" into a page
+KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"]
 
 
 def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYPOTHESES_DIR) -> dict[str, str]:

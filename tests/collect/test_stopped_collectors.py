@@ -1,5 +1,5 @@
-"""`netrepro collect --cleanup` stops User-mode Linux guests a killed collector left running,
-by their PID, and only those of the dead collector's testbed."""
+"""What a stopped collector leaves is stopped: `collect --cleanup` kills the User-mode Linux guests
+a killed collector left running (by PID, only its own), and a signal Python dropped still stops a campaign."""
 import subprocess
 import sys
 import time
@@ -26,3 +26,24 @@ def test_a_lingering_guest_of_the_dead_testbed_is_killed_and_no_other():
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def test_a_signal_whose_exception_python_dropped_still_stops_the_loop_at_its_next_check():
+    """A SIGTERM landing in a fork handler prints 'Exception ignored' and the code goes on;
+    the caught signal is kept, and the campaign's next check raises it."""
+    import os
+    import signal
+
+    import pytest
+
+    from analysis.collect.testbed import Interrupted, signals_raise
+
+    with signals_raise() as signals:
+        signals.check()  # nothing caught yet
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler runs here
+        except Interrupted:
+            pass  # what a fork handler would swallow
+        with pytest.raises(Interrupted, match="SIGTERM"):
+            signals.check()
