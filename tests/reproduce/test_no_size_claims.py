@@ -185,3 +185,54 @@ def test_a_number_from_the_claims_own_sentence_is_restated_even_with_sds_and_bes
             row(4, ip_version=6, size_bytes=128, size_kind="packet", statistic="sd", value=0.5)]
     rec = record(rows, [claim(quote=quote, per=[], scope={"os": "A", "size_bytes": 128})], sizes=SIZES, runs=10)
     assert evaluate_claims(rec)[0].set_index("id").loc["X", "verdict"] == "restated"
+
+
+def at_size(n, ip_version, size, statistic, value, snippet=""):
+    return row(n, ip_version=ip_version, size_bytes=size, size_kind="packet", statistic=statistic, value=value,
+               snippet=snippet)
+
+
+def test_a_peak_printed_at_its_size_decides_a_superlative_of_the_peaks():
+    """'IPv6 has the highest RTT of 0.2 ms' beside 'IPv4 peaks at 0.19 ms at the largest size':
+    the peaks are printed as one size's maximum, not as a range."""
+    rows = [at_size(1, 4, 1408, "max", 0.19), at_size(2, 6, 1408, "mean", 0.2), at_size(3, 6, 1024, "max", 0.18),
+            at_size(4, 4, 128, "mean", 0.1), at_size(5, 6, 128, "mean", 0.12)]
+    peak = judged(rows, [no_size(direction="less", over_sizes="peak")])
+    assert peak["verdict"] == "agrees" and "a's highest printed 0.2" in peak["note"]  # a mean raises a peak (a: the side claimed higher)
+    assert judged(rows, [no_size(over_sizes="peak")])["verdict"] == "disagrees"
+
+
+def test_a_mean_alone_is_no_peak():
+    """IPv4's curve may peak at a size the text gives no number for: its one printed mean decides nothing."""
+    rows = [at_size(1, 6, 1408, "max", 528.0), at_size(2, 4, 512, "mean", 354.0), at_size(3, 6, 512, "mean", 355.0)]
+    assert judged(rows, [no_size(over_sizes="peak")])["verdict"] == "untestable"
+
+
+def test_a_peak_known_only_from_the_claims_own_sentence_is_restated():
+    quote = "The highest latency is 4.92 ms for IPv4 compared to 4.67 ms for IPv6"
+    rows = [at_size(1, 4, 1408, "max", 4.92, snippet=quote),
+            at_size(2, 6, 128, "max", 4.67, snippet="The highest delay of IPv6 is 4.67 ms."),
+            at_size(3, 4, 128, "mean", 4.0)]
+    assert judged(rows, [no_size(quote=quote, over_sizes="peak")])["verdict"] == "restated"
+    rows[0] = at_size(1, 4, 1408, "max", 4.92, snippet="IPv4 peaks at 4.92 ms.")
+    assert judged(rows, [no_size(quote=quote, over_sizes="peak")])["verdict"] == "agrees"
+
+
+def test_a_lowest_superlative_is_decided_by_the_printed_minima():
+    """'The RTT is lowest on IPv4': IPv4's minimum below IPv6's, whatever the maxima say."""
+    rows = ranges(1.20, 1.48, 1.24, 1.44)
+    lowest = judged(rows, [no_size(direction="less", over_sizes="lowest")])
+    assert lowest["verdict"] == "agrees" and "a's lowest printed 1.24, b's lowest printed 1.2" in lowest["note"]
+    assert judged(rows, [no_size(direction="less", over_sizes="peak")])["verdict"] == "disagrees"
+
+
+def test_a_number_in_the_sentence_of_the_claims_named_exception_is_not_its_evidence():
+    """'IPv6 required more CPU on most sizes' + 'However, 5266 and 8037 required up to 0.2 % more than IPv6':
+    the second number speaks of the excepted sizes only."""
+    exception = "However, frame sizes 1024 and 1408 Bytes required up to 0.2% more than IPv6."
+    rows = [pct(1, 4, None, 0.2) | {"snippet": exception}]
+    main = claim(holds="most", direction="less", exclude=[{"size_bytes": 1024}, {"size_bytes": 1408}])
+    assert judged(rows, [main])["verdict"] == "disagrees where printed"  # without the exception on record
+    other = claim(id="Y", quote=exception, kind="exception", scope={"os": "A", "size_bytes": [1024, 1408]},
+                  direction="less")
+    assert judged(rows, [main, other])["verdict"] == "untestable"

@@ -66,8 +66,9 @@ class Claim(_Strict):
     per: list[str] = []
     holds: Literal["all", "any", "most"] = "all"
     # a claim that names no size: how it speaks of the sizes (None: overall, "most"; "any" for
-    # "there were differences"; "peak" for "the highest throughput": the printed peaks decide it)
-    over_sizes: Literal["all", "any", "most", "peak"] | None = None
+    # "there were differences"; "peak" for "the highest throughput": the printed peaks decide it;
+    # "lowest" for "the lowest RTT is on Fedora": the printed minima decide it)
+    over_sizes: Literal["all", "any", "most", "peak", "lowest"] | None = None
     over: str = ""
     exclude: list[dict[str, Level]] = []
     evidence: list[Evidence] = []
@@ -76,6 +77,9 @@ class Claim(_Strict):
     rows: list[str] = []  # ids of every published number that bears on the claim (for or against)
     testable: bool = True
     reason: str = ""      # why it is not testable, or what a reader must know
+    # the two sides differ in a factor the scope leaves open ("Ubuntu IPv4 against Fedora IPv6"):
+    # a number of either side's cell alone is out of its scope: its ``evidence`` or a difference printed across that factor decides it
+    cross_cell: bool = False
 
     @property
     def compared(self) -> Compare:

@@ -16,6 +16,7 @@ import pandas as pd
 from analysis.reproduce.claims import Claim
 from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, PCT_STATS, Record, levels_named, same_sentence,
                                       side_sign)
+from analysis.reproduce.verdicts import about_exceptions
 
 
 def _in_scope(claim: Claim, record: Record, statistics) -> pd.DataFrame:
@@ -34,6 +35,8 @@ def comparisons_in_scope(claim: Claim, record: Record) -> pd.DataFrame:
     """Rows that compare the claim's two levels within its scope: a signed difference of
     one level against the other, or a mean of one level printed at a cell where the
     other level's mean is printed too."""
+    if claim.cross_cell:  # each side's cell alone is outside its scope: only its evidence decides it
+        return record.rows.iloc[:0]
     factor = claim.compared.factor
     a, b = (str(v) for v in (claim.compared.all_levels()[0], claim.compared.all_levels()[-1]))
     levels = record.index.levels(factor)
@@ -51,7 +54,8 @@ def comparisons_in_scope(claim: Claim, record: Record) -> pd.DataFrame:
     rows = pd.concat([found, means[keys.isin(both)]])
     excluded = [any(all(str(r.get(k)) == str(v) for k, v in ex.items()) for ex in claim.exclude)
                 for r in rows.to_dict("records")]
-    own = [same_sentence(claim.quote, t) for t in rows["snippet"]]  # a restatement decides nothing
+    own = [same_sentence(claim.quote, t) or about_exceptions(claim, record, r)  # a restatement decides nothing
+           for t, r in zip(rows["snippet"], rows.to_dict("records"))]
     return rows[[not (e or o) for e, o in zip(excluded, own)]]  # nor do the exceptions the claim names
 
 

@@ -114,7 +114,30 @@ def levels_named(text: str, factor: str, levels) -> set:
         labels = {str(level), level_label(factor, level)}
         if any(re.search(rf"(?<![\w-]){re.escape(lb)}(?![\w-])", text) for lb in labels if lb):
             named.add(level)
-    return named
+    # "games Quake3" names Quake3, not also the generic level "games" its name contains
+    return {level for level in named
+            if not any(other != level and str(level) in str(other) for other in named)}
+
+
+_OF_EXTREMES = re.compile(r"\((minima|maxima)\)")
+
+
+def crosses(row, open_factors, levels_of) -> bool:
+    """Whether a printed difference compares across one of ``open_factors`` ("Ubuntu IPv4
+    was 2 % above Fedora IPv6"): its ``compared_to`` names a level other than its own."""
+    text = str(row.get("compared_to", "") or "")
+    return any(levels_named(text, f, levels_of(f)) - {row[f]} for f in open_factors
+               if f in row and pd.notna(row[f]) and str(row[f]) != "")
+
+
+def _pins_all(key: dict, row, compared: str, levels_of) -> bool:
+    """Whether the cell fixes every qualifier the row was printed with (its size, and a
+    qualifier with one level in the whole study, aside): a statement naming several levels
+    ("2.6 % more than Windows Server 2008 and Windows 7") is taken for each of them only
+    in a cell that leaves nothing of the statement open."""
+    return all(key.get(column) is not None for column in KEY_COLUMNS
+               if column not in (compared, "size_bytes") and column in row
+               and pd.notna(row[column]) and str(row[column]) != "" and len(levels_of(column)) > 1)
 
 
 def scope_conflicts(row, key: dict, compared: str, levels_of) -> list[str]:
@@ -253,11 +276,12 @@ class RowIndex:
         return self._frame(self._cell(metric, key, statistics))
 
     def printed_difference(self, metric: str, factor: str, key_a: dict, key_b: dict, statistics,
-                           summary=lambda row: False) -> tuple[float | None, dict | None]:
+                           summary=lambda row: False, accept=lambda row: True) -> tuple[float | None, dict | None]:
         """Signed a − b from a printed difference on cell a (or b) whose ``compared_to``
-        names the other level (and no third one); the sign is the record's ``larger_side``.
+        names the other level: alone, or beside others in a cell that pins every qualifier of
+        the statement (:func:`_pins_all`); the sign is the record's ``larger_side``.
         A difference whose larger side the text does not state gives no sign: not used.
-        A row of the study's own summary (``summary``) is taken only when no other is printed.
+        A row that restates the claim (``summary``: its own sentence, the study's summary) is taken only when no other is printed.
         A number said of a group of OSes is not taken for a pair the text, naming that OS,
         calls similar (:mod:`analysis.reproduce.pooled`)."""
         levels = self.levels(factor)
@@ -266,11 +290,17 @@ class RowIndex:
         for key, other, sign in ((key_a, key_b, 1), (key_b, key_a, -1)):
             for pos in self._cell(metric, key, statistics):
                 row = self._records[pos]
+                if _OF_EXTREMES.search(str(row["compared_to"])):
+                    continue  # a difference of two curves' minima or maxima is no cell's difference
                 named = levels_named(str(row["compared_to"]), factor, levels)
-                if named != {other[factor]} or scope_conflicts(row, key, factor, self.levels):
+                each = len(named) > 1 and key[factor] not in named and _pins_all(key, row, factor, self.levels)
+                if not (named == {other[factor]} or (each and other[factor] in named)) \
+                        or scope_conflicts(row, key, factor, self.levels):
                     continue
                 if similar and self._pooled[pos]:
                     continue  # the group's number, where this OS's own sentence says "similar"
+                if not accept(row):
+                    continue
                 larger = side_sign(row)
                 if larger is not None:
                     found.append((sign * larger * float(row["value"]), row))

@@ -40,7 +40,7 @@ from analysis.verdicts.rules import (Verdict, aggregate, over_groups, sign_aggre
                                      where_printed)
 from analysis.verdicts.text import claim_text
 from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, MEAN_STATS, PCT_STATS, Record, level_label,
-                                      same_sentence, scope_conflicts, single_value)
+                                      crosses, same_sentence, scope_conflicts, single_value)
 
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
@@ -126,8 +126,10 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     index, factor = record.index, claim.compared.factor
     level_a, level_b = _two_levels(claim)
     key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
-    found_a, mixed_a = _one_scope(index.cell_rows(claim.metric, key_a, MEAN_STATS), key_a)
-    found_b, mixed_b = _one_scope(index.cell_rows(claim.metric, key_b, MEAN_STATS), key_b)
+    rows_of = (lambda key: index.rows.iloc[:0]) if claim.cross_cell else (
+        lambda key: index.cell_rows(claim.metric, key, MEAN_STATS))  # a cross-cell claim: its evidence only
+    found_a, mixed_a = _one_scope(rows_of(key_a), key_a)
+    found_b, mixed_b = _one_scope(rows_of(key_b), key_b)
     mean_a, note_a = single_value(found_a)
     mean_b, note_b = single_value(found_b)
     sd_a, _ = single_value(_one_scope(index.cell_rows(claim.metric, key_a, ("sd",)), key_a)[0])
@@ -150,15 +152,16 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         out["diff"], out["diff_source"] = mean_a - mean_b, "printed means"
         out["snippets"] = [found_a["snippet"].iloc[0], found_b["snippet"].iloc[0]]
         out["rows"] = [found_a["id"].iloc[0], found_b["id"].iloc[0]]
+    accept = _across(claim, index) if claim.cross_cell else (lambda r: True)
     if out["diff"] is None:
         out["diff"], row = index.printed_difference(claim.metric, factor, key_a, key_b, DIFF_STATS,
-                                                    lambda r: _in_summary(record, r["id"]))
+                                                    lambda r: _restating(claim, record, r), accept)
         if row is not None:
             out["diff_source"] = f"printed difference ({row['locator']}: {row['value_as_printed']} {row['unit']})"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
     if out["pct"] is None and out["diff"] is None:
         out["pct"], row = index.printed_difference(claim.metric, factor, key_a, key_b, PCT_STATS,
-                                                   lambda r: _in_summary(record, r["id"]))
+                                                   lambda r: _restating(claim, record, r), accept)
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
@@ -170,6 +173,20 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         out["restated"] = True
         out["diff_source"] += " — the study's own summary (abstract or conclusions), not a measurement"
     return out
+
+
+def _across(claim: Claim, index):
+    """For a cross-cell claim, the printed differences that compare across a factor its
+    scope leaves open (the pair it speaks of), never one side's cell against its neighbour."""
+    open_factors = [f for f in KEY_COLUMNS if f not in claim.scope and f not in (claim.compared.factor, "size_bytes")
+                    and f not in _per(claim)]
+    return lambda row: crosses(row, open_factors, index.levels)
+
+
+def _restating(claim: Claim, record: Record, row) -> bool:
+    """A printed row that restates the claim (its own sentence, or the study's summary):
+    taken only when nothing independent is printed for the cell."""
+    return same_sentence(claim.quote, str(row["snippet"])) or _in_summary(record, row["id"])
 
 
 def _in_summary(record: Record, row_id: str) -> bool:
@@ -343,6 +360,8 @@ def _overlap(a: tuple, b: tuple) -> tuple[str, str] | None:
 def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
     """One cell per group of the claim's non-size cells, judged on the printed
     ranges / extremes over sizes (claims over sizes, ordering directions)."""
+    if claim.cross_cell:  # the printed extremes and differences are each side's own cell's
+        return []
     if "size_bytes" not in _per(claim) or claim.sense not in ("greater", "less"):
         return []
     if "size_bytes" in claim.scope:  # extremes over all sizes may lie at sizes the claim does not speak of
@@ -381,8 +400,11 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
 def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
     """Printed ranges for a claim that names no size, per group judged over sizes:
     ranges apart decide every size of the group; else a's highest above b's
-    highest puts a above b at one size (a's peak), and a's lowest below b's
-    lowest puts a below b at one size (a's lowest) — "where printed" evidence."""
+    highest puts a above b at one size (a's peak), and the lower of the two
+    lowest values puts its side below the other at one size (its lowest) —
+    "where printed" evidence."""
+    if claim.cross_cell:  # the printed extremes and differences are each side's own cell's
+        return []
     if _names_size(claim) or claim.sense not in ("greater", "less"):
         return []
     factor = claim.compared.factor
@@ -391,32 +413,43 @@ def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> lis
         level_a, level_b = level_b, level_a
     out: list[dict] = []
     for group_cells in _groups(cells).values():
-        if "size_bytes" not in group_cells[0]["_cell"] and group_cells[0]["class"] != Verdict.UNJUDGED:
+        first = group_cells[0]
+        if "size_bytes" not in first["_cell"] and first["class"] != Verdict.UNJUDGED and not first["restated"]:
             continue  # judged on a number printed without a size
         group = group_cells[0]["_key"]
-        lo_a, hi_a, rows_a = record.index.extremes(claim.metric, {**group, factor: level_a})
-        lo_b, hi_b, rows_b = record.index.extremes(claim.metric, {**group, factor: level_b})
+        lo_a, hi_a, rows_a = _printed_extremes(claim, record, group_cells, level_a)
+        lo_b, hi_b, rows_b = _printed_extremes(claim, record, group_cells, level_b)
         used = pd.concat([rows_a, rows_b])
         if used.empty:
             continue
         restated = any(not side.empty and all(same_sentence(claim.quote, t) or _in_summary(record, r)
                                               for t, r in zip(side["snippet"], side["id"]))
                        for side in (rows_a, rows_b))  # one side known only from the claim itself
+        if claim.over_sizes in ("peak", "lowest"):  # the deciding extreme known only from the claim itself
+            pick = 1 if claim.over_sizes == "peak" else 0
+            restated = restated or any(_only_restated(claim, record, side, (lo, hi)[pick])
+                                       for side, lo, hi in ((rows_a, lo_a, hi_a), (rows_b, lo_b, hi_b)))
         apart = _range_verdict("most", (lo_a, hi_a), (lo_b, hi_b))
         found: list[tuple[str, str, str]] = []
         if claim.over_sizes == "peak":  # "the highest throughput": the printed peaks decide it
             if hi_a is not None and hi_b is not None and hi_a != hi_b:
                 found.append(("peak", Verdict.AGREES if hi_a > hi_b else Verdict.DISAGREES,
-                              f"peaks: a's highest {hi_a:g}, b's highest {hi_b:g}"))
+                              f"peaks: a's highest printed {hi_a:g}, b's highest printed {hi_b:g}"))
+        elif claim.over_sizes == "lowest":  # "the lowest RTT is on Fedora": the printed minima decide it
+            if lo_a is not None and lo_b is not None and lo_a != lo_b:
+                found.append(("peak", Verdict.AGREES if lo_a > lo_b else Verdict.DISAGREES,
+                              f"minima: a's lowest printed {lo_a:g}, b's lowest printed {lo_b:g}"))
         elif apart is not None and apart[0] != Verdict.UNDECIDED:
             found.append(("range", *apart))
         else:
             if hi_a is not None and hi_b is not None and hi_a != hi_b:
                 found.append(("overall", Verdict.AGREES if hi_a > hi_b else Verdict.DISAGREES,
                               f"a's highest {hi_a:g} vs b's highest {hi_b:g}: the order at one size"))
-            if lo_a is not None and lo_b is not None and lo_a < lo_b:
+            if lo_a is not None and lo_b is not None and lo_a != lo_b:
                 found.append(("overall", Verdict.DISAGREES, f"a's lowest {lo_a:g} < b's lowest {lo_b:g}: "
-                              "a < b where a is lowest"))
+                              "a < b where a is lowest") if lo_a < lo_b else
+                             ("overall", Verdict.AGREES, f"b's lowest {lo_b:g} < a's lowest {lo_a:g}: "
+                              "a > b where b is lowest"))
         label = group_cells[0]["cell"].rsplit(", ", 1)[0] if ", " in group_cells[0]["cell"] else ""
         for kind, verdict, why in found:
             out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed ranges)",
@@ -428,11 +461,46 @@ def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> lis
     return out
 
 
+def _printed_extremes(claim: Claim, record: Record, group_cells: list[dict],
+                      level) -> tuple[float | None, float | None, pd.DataFrame]:
+    """Lowest and highest value printed for one level of a group over sizes: its
+    range or extremes printed without a size and, for a claim of the peaks or
+    minima, also the extremes printed at a size ("the highest RTT of 0.19 ms at
+    the largest packet size") and the means printed at the claim's sizes, which
+    can only raise a printed peak or lower a printed minimum: a mean alone is no
+    peak (the curve may peak at a size the text gives no number for)."""
+    factor = claim.compared.factor
+    lo, hi, rows = record.index.extremes(claim.metric, {**group_cells[0]["_key"], factor: level})
+    if claim.over_sizes not in ("peak", "lowest"):
+        return lo, hi, rows
+    keys = [{**c["_cell"], factor: level} for c in group_cells if "size_bytes" in c["_cell"]]
+    frames = {stat: [_one_scope(record.index.cell_rows(claim.metric, key, (stat,)), key)[0] for key in keys]
+              for stat in ("max", "min", "mean")}
+    found = {stat: pd.concat([rows.iloc[:0], *f]) for stat, f in frames.items()}
+    values = {stat: found[stat]["value"].astype(float).tolist() for stat in found}
+    if hi is not None or values["max"]:
+        hi = max([v for v in (hi,) if v is not None] + values["max"] + values["mean"])
+    if lo is not None or values["min"]:
+        lo = min([v for v in (lo,) if v is not None] + values["min"] + values["mean"])
+    return lo, hi, pd.concat([rows, *found.values()])
+
+
+def _only_restated(claim: Claim, record: Record, rows: pd.DataFrame, value: float | None) -> bool:
+    """Whether a side's deciding extreme is printed only in the claim's own sentence or the study's summary."""
+    if value is None:
+        return False
+    deciding = rows[rows["value"].astype(float) == value]
+    return not deciding.empty and all(same_sentence(claim.quote, t) or _in_summary(record, r)
+                                      for t, r in zip(deciding["snippet"], deciding["id"]))
+
+
 def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
     """One cell per group of a claim over sizes that has no number at any of its
     sizes, judged on a difference printed for the group without a size (an
     average over sizes, or an "up to"): it shows the direction at one size at
     least, so it can refute 'all' and support 'any', never decide 'most'."""
+    if claim.cross_cell:  # the printed extremes and differences are each side's own cell's
+        return []
     if "size_bytes" not in _per(claim) or claim.sense not in ("greater", "less", "different"):
         return []
     if "size_bytes" in claim.scope:  # a number printed for no size may come from sizes outside the claim's
@@ -447,10 +515,10 @@ def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict
         key_a, key_b = {**group, factor: level_a}, {**group, factor: level_b}
         for statistics in (DIFF_STATS, PCT_STATS):
             value, row = record.index.printed_difference(claim.metric, factor, key_a, key_b, statistics,
-                                                         lambda r: _in_summary(record, r["id"]))
+                                                         lambda r: _restating(claim, record, r))
             if row is not None:
                 break
-        if row is None or value is None:
+        if row is None or value is None or about_exceptions(claim, record, row):
             continue
         restated = same_sentence(claim.quote, row["snippet"]) or _in_summary(record, row["id"])
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
@@ -464,6 +532,18 @@ def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict
                     "diff_source": f"printed without a size ({row['locator']}: {row['value_as_printed']} {row['unit']})",
                     "note": "a difference printed for no size: the direction at one size at least"})
     return out
+
+
+def about_exceptions(claim: Claim, record: Record, row) -> bool:
+    """A number printed for no size in the sentence of the claim's own named
+    exception ("However, frame sizes 5266 and 8037 Bytes required up to 0.2 %
+    more"): it speaks of the sizes the claim excepts, not of those it holds at."""
+    excepted = {ex["size_bytes"] for ex in claim.exclude if set(ex) == {"size_bytes"}}
+    for other in record.claims.claims:
+        sizes = set(_as_list(other.scope.get("size_bytes", [])))
+        if other.kind == "exception" and sizes and sizes <= excepted and same_sentence(other.quote, str(row["snippet"])):
+            return True
+    return False
 
 
 def _groups(cells: list[dict]) -> dict[str, list[dict]]:
@@ -523,8 +603,8 @@ def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
     verdicts, holding = [], []
     for group in _groups(sized).values():
         printed = [r for r in ranges if r["_group"] == group[0]["_key"]]
-        if claim.over_sizes == "peak":
-            peaks = [r["verdict"] for r in printed if r["class"] == "peak"]
+        peaks = [r["verdict"] for r in printed if r["class"] == "peak"]
+        if claim.over_sizes in ("peak", "lowest"):  # the printed extremes decide it, or nothing does
             verdict = peaks[0] if peaks else Verdict.UNTESTABLE
             holds_at = group if verdict == Verdict.AGREES else []
         else:

@@ -1,0 +1,76 @@
+"""Which printed differences a claim's cell takes (issue 23, item 1): a statement naming
+several levels, a cross-cell pair, a difference of minima, and the claim's own sentence
+beside an independent printing."""
+from __future__ import annotations
+
+from test_rules import claim, record, row, verdict
+
+OS_CLAIM = {"scope": {"ip_version": 6}, "compare": {"factor": "os", "levels": ["Ubuntu", "Server"]},
+            "per": ["size_bytes"]}
+
+
+def known(os="Server", **kw):
+    """A row that makes ``os`` a level the record names (compared_to is read against the record's levels)."""
+    return row(99, os=os, statistic="sd", value=0.1, **kw)
+
+
+def os_pct(n, os, compared_to, value=2.6, size=1408, snippet="", **kw):
+    """``os`` printed ``value`` % above what ``compared_to`` names, at ``size``, IPv6."""
+    return row(n, os=os, ip_version=6, size_bytes=size, size_kind="frame", statistic="pct_diff", value=value,
+               unit="%", compared_to=compared_to, larger_side="subject",
+               snippet=snippet or f"{os} dropped {value}% more than {compared_to}", **kw)
+
+
+def test_a_statement_naming_two_levels_is_said_of_each():
+    """'Ubuntu dropped 2.6 % more than Server and Seven' puts Ubuntu above Server."""
+    rows = [os_pct(1, "Ubuntu", "Server and Seven, IPv6", size=128), os_pct(2, "Ubuntu", "Server and Seven, IPv6"),
+            known(), known("Seven") | {"id": "999-0098"}]
+    assert verdict(record(rows, [claim(**OS_CLAIM)]))["verdict"] == "agrees"
+
+
+def test_a_statement_naming_two_levels_leaves_a_cell_that_does_not_pin_its_qualifiers():
+    """The claim leaves the IP version open: 'at IPv6, 2.6 % more than Server and Seven' may not be its cell."""
+    rows = [os_pct(1, "Ubuntu", "Server and Seven, IPv6", size=128), os_pct(2, "Ubuntu", "Server and Seven, IPv6"),
+            known(ip_version=4), known("Seven") | {"id": "999-0098"}]  # the study has IPv4 too
+    open_ip = claim(**{**OS_CLAIM, "scope": {}})
+    assert verdict(record(rows, [open_ip]))["verdict"] == "untestable"
+    alone = [os_pct(1, "Ubuntu", "Server, IPv6", size=128), os_pct(2, "Ubuntu", "Server, IPv6"), known()]
+    assert verdict(record(alone, [open_ip]))["verdict"] == "agrees"  # one named level: as before
+
+
+def test_a_generic_level_is_not_named_by_a_longer_name_that_contains_it():
+    rows = [row(1, application="games CSa", statistic="pct_diff", value=17.0, unit="%", larger_side="compared",
+                compared_to="games Quake3, Router 1", snippet="CSa required 17% less than Quake3"),
+            row(2, application="games", statistic="sd", value=1.0), row(3, application="games Quake3", statistic="sd", value=1.0)]
+    games = claim(scope={"os": "A"}, compare={"factor": "application", "levels": ["games CSa", "games Quake3"]},
+                  per=[])
+    assert verdict(record(rows, [games]))["verdict"] == "disagrees"
+
+
+def test_a_cross_cell_claim_takes_only_a_difference_printed_across_the_open_factor():
+    """'Ubuntu IPv4 above Server IPv6': Ubuntu's IPv6 difference against Server is another pair."""
+    cross = claim(scope={}, compare={"factor": "os", "levels": ["Ubuntu", "Server"]}, per=[], cross_cell=True)
+    same_ip = [os_pct(1, "Ubuntu", "Server, IPv6", size=""), known()]
+    assert verdict(record(same_ip, [cross]))["verdict"] == "untestable"
+    across = [row(1, os="Ubuntu", ip_version=4, statistic="pct_diff", value=2.0, unit="%", larger_side="subject",
+                  compared_to="Server, IPv6", snippet="Ubuntu IPv4 was 2% above Server IPv6"), known(ip_version=6)]
+    assert verdict(record(across, [cross]))["verdict"] == "agrees"
+
+
+def test_a_difference_of_minima_is_no_cells_difference():
+    rows = [row(1, ip_version=4, statistic="pct_diff", value=16.0, unit="%", larger_side="subject",
+                compared_to="IPv6 (minima)", snippet="Table IV: 23.8 20 16")]
+    assert verdict(record(rows, [claim(per=[])]))["verdict"] == "untestable"
+    rows[0]["compared_to"] = "IPv6"
+    assert verdict(record(rows, [claim(per=[])]))["verdict"] == "agrees"
+
+
+def test_an_independent_printing_is_preferred_to_the_claims_own_sentence():
+    """The same difference printed in the claim's sentence and in another decides it by the other."""
+    own = row(1, ip_version=4, statistic="pct_diff", value=1.6, unit="%", larger_side="subject", compared_to="IPv6",
+              snippet="IPv4 has higher throughput than IPv6 by 1.6%")
+    other = row(2, ip_version=4, statistic="pct_diff", value=1.2, unit="%", larger_side="compared",
+                compared_to="IPv6", snippet="IPv6 was 1.2% above IPv4 on the largest frame")
+    c = claim(per=[], quote="IPv4 has higher throughput than IPv6 by 1.6%")
+    assert verdict(record([own], [c]))["verdict"] == "restated"
+    assert verdict(record([own, other], [c]))["verdict"] == "disagrees"
