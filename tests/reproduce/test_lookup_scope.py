@@ -74,3 +74,28 @@ def test_an_independent_printing_is_preferred_to_the_claims_own_sentence():
     c = claim(per=[], quote="IPv4 has higher throughput than IPv6 by 1.6%")
     assert verdict(record([own], [c]))["verdict"] == "restated"
     assert verdict(record([own, other], [c]))["verdict"] == "disagrees"
+
+
+def test_a_difference_of_the_claims_own_numbers_is_the_claim_said_again():
+    """'IPv4 gave 562 Mbps and IPv6 486 Mbps' then 'IPv4 is higher by 76 Mbps': no second measurement."""
+    from analysis.reproduce.verdicts import derived_from_quote
+    diff = {"statistic": "diff", "value": 76.0, "value_as_printed": "76", "unit": "Mbps",
+            "snippet": "For peer-to-peer, IPv4 is also higher by 76Mbps than IPv6."}
+    assert derived_from_quote("IPv4 gave the highest throughput of 562Mbps and IPv6 486Mbps", diff)
+    beside = diff | {"value": 130.0, "value_as_printed": "130",
+                     "snippet": "IPv6 reached the maximum throughput of 560Mbps giving the difference of 130Mbps"}
+    assert derived_from_quote("IPv4 also has the higher throughput of 690Mbps", beside)
+    assert not derived_from_quote("IPv4 also has the higher throughput of 700Mbps", beside)
+    pct = {"statistic": "pct_diff", "value": 2.0, "value_as_printed": "2", "unit": "%",
+           "snippet": "Figure 5-3-42: on the VoIP CODEC G.711.1 it was 2% lower"}
+    assert not derived_from_quote("Figure 5-3-43: G.711.1 and G.723.1 produced similar values", pct)
+
+
+def test_a_section_that_restates_findings_is_no_independent_evidence():
+    rows = [row(1, ip_version=4, statistic="pct_diff", value=2.0, unit="%", larger_side="subject",
+                compared_to="IPv6", snippet="As discussed, IPv4 was 2% above IPv6", locator="section 6.2")]
+    c = claim(per=[], quote="IPv4 has higher throughput than IPv6")
+    plain = record(rows, [c])
+    assert verdict(plain)["verdict"] == "agrees"
+    plain.design["restating_sections"] = ["section 6"]
+    assert verdict(plain)["verdict"] == "restated"

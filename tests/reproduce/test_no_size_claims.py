@@ -100,6 +100,8 @@ def test_as_many_printed_values_for_it_as_against_it_is_not_a_tie():
     ("any", ["disagrees", "agrees"], "agrees"),
     ("any", ["disagrees", "disagrees"], "disagrees"),
     ("any", ["disagrees", "untestable"], "disagrees where printed"),
+    ("all", ["supported where printed", "inconclusive"], "inconclusive"),  # 001 C010: IPv6's cell undecided
+    ("most", ["supported", "supported", "inconclusive"], "supported"),
     ("all", ["restated", "untestable"], "restated"),
     ("all", ["untestable"], "untestable"),
 ])

@@ -14,9 +14,9 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.reproduce.claims import Claim
-from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, PCT_STATS, Record, levels_named, same_sentence,
+from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, PCT_STATS, Record, levels_named,
                                       side_sign)
-from analysis.reproduce.verdicts import about_exceptions
+from analysis.reproduce.verdicts import about_exceptions, restates
 
 
 def _in_scope(claim: Claim, record: Record, statistics) -> pd.DataFrame:
@@ -54,8 +54,8 @@ def comparisons_in_scope(claim: Claim, record: Record) -> pd.DataFrame:
     rows = pd.concat([found, means[keys.isin(both)]])
     excluded = [any(all(str(r.get(k)) == str(v) for k, v in ex.items()) for ex in claim.exclude)
                 for r in rows.to_dict("records")]
-    own = [same_sentence(claim.quote, t) or about_exceptions(claim, record, r)  # a restatement decides nothing
-           for t, r in zip(rows["snippet"], rows.to_dict("records"))]
+    own = [restates(claim, record, r) or about_exceptions(claim, record, r)  # a restatement decides nothing
+           for r in rows.to_dict("records")]
     return rows[[not (e or o) for e, o in zip(excluded, own)]]  # nor do the exceptions the claim names
 
 

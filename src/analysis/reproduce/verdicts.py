@@ -26,7 +26,8 @@ note.
 
 from __future__ import annotations
 
-from itertools import product
+import re
+from itertools import combinations, product
 from typing import Any
 
 import numpy as np
@@ -138,6 +139,7 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
            "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
            "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
            "note": "; ".join(n for n in (note_a, note_b, mixed_a, mixed_b) if n), "snippets": [], "rows": []}
+    row = None
     for ev in _evidence_for(claim, cell):
         row = index.evidence_row(ev)
         outside = scope_conflicts(row, cell, factor, index.levels)
@@ -155,13 +157,13 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     accept = _across(claim, index) if claim.cross_cell else (lambda r: True)
     if out["diff"] is None:
         out["diff"], row = index.printed_difference(claim.metric, factor, key_a, key_b, DIFF_STATS,
-                                                    lambda r: _restating(claim, record, r), accept)
+                                                    lambda r: restates(claim, record, r), accept)
         if row is not None:
             out["diff_source"] = f"printed difference ({row['locator']}: {row['value_as_printed']} {row['unit']})"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
     if out["pct"] is None and out["diff"] is None:
         out["pct"], row = index.printed_difference(claim.metric, factor, key_a, key_b, PCT_STATS,
-                                                   lambda r: _restating(claim, record, r), accept)
+                                                   lambda r: restates(claim, record, r), accept)
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
@@ -171,7 +173,10 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         out["diff_source"] += " — the claim's own sentence"
     elif out["rows"] and all(_in_summary(record, r) for r in out["rows"]):
         out["restated"] = True
-        out["diff_source"] += " — the study's own summary (abstract or conclusions), not a measurement"
+        out["diff_source"] += " — the study's own summary (abstract, conclusions or discussion), not a measurement"
+    elif row is not None and out["rows"] == [row["id"]] and derived_from_quote(claim.quote, row):
+        out["restated"] = True
+        out["diff_source"] += " — the difference of the claim's own two numbers"
     return out
 
 
@@ -183,17 +188,54 @@ def _across(claim: Claim, index):
     return lambda row: crosses(row, open_factors, index.levels)
 
 
-def _restating(claim: Claim, record: Record, row) -> bool:
-    """A printed row that restates the claim (its own sentence, or the study's summary):
-    taken only when nothing independent is printed for the cell."""
-    return same_sentence(claim.quote, str(row["snippet"])) or _in_summary(record, row["id"])
+def restates(claim: Claim, record: Record, row) -> bool:
+    """A printed row that restates the claim (its own sentence, the study's summary, or a
+    difference of two numbers the claim itself prints): taken only when nothing
+    independent is printed for the cell."""
+    return (same_sentence(claim.quote, str(row["snippet"])) or _in_summary(record, row["id"])
+            or derived_from_quote(claim.quote, row))
+
+
+_MEASURED = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(Mbps|Gbps|Kbps|kbps|ms|pps)\b")
+
+
+def derived_from_quote(quote: str, row) -> bool:
+    """A difference printed beside a claim that is its own measured numbers' difference
+    ("562 Mbps and 486 Mbps ... higher by 76 Mbps"; "690 Mbps" then "IPv6 reached 560 Mbps,
+    giving the difference of 130 Mbps"; a percentage of either as base), to the printed
+    precision: the claim said again, not a second measurement. Only numbers printed with
+    the same unit pair up (a figure number or a codec's name is no measurement)."""
+    if row["statistic"] not in DIFF_STATS + PCT_STATS:
+        return False
+    printed = str(row["value_as_printed"])
+    slack = 0.5 * 10 ** -(len(printed.split(".")[1]) if "." in printed else 0)
+    value = abs(float(row["value"]))
+    own = [(float(n), u) for n, u in _MEASURED.findall(quote)]
+    beside = [(float(n), u) for n, u in _MEASURED.findall(str(row["snippet"]))]
+    if row["statistic"] in DIFF_STATS:
+        own = [(n, u) for n, u in own if u == row["unit"]]
+        beside = [(n, u) for n, u in beside if u == row["unit"] and n != value]
+    pairs = [(x, y) for (x, u), (y, v) in combinations(own, 2) if u == v]
+    if row["statistic"] in DIFF_STATS:  # the other operand may stand in the difference's own sentence
+        pairs += [(x, y) for x, _ in own for y, _ in beside]
+    for x, y in pairs:
+        candidates = [abs(x - y)] if row["statistic"] in DIFF_STATS else [
+            100 * abs(x - y) / base for base in (x, y) if base]
+        if any(abs(c - value) <= slack for c in candidates):
+            return True
+    return False
 
 
 def _in_summary(record: Record, row_id: str) -> bool:
-    """A number printed in the study's abstract or conclusions: the authors' summary of
-    their results, so evidence for no claim (a restatement, judged ``restated``)."""
+    """A number printed in the study's abstract or conclusions, or in a section that
+    restates findings printed elsewhere (designs.yaml's ``restating_sections``: 004's
+    discussion chapter): the authors' summary of their results, so evidence for no
+    claim (a restatement, judged ``restated``)."""
     locator = record.index.locator_of(row_id)
-    return is_headline(record, f"{record.study}.txt, {locator}")
+    section = locator.split(", ")[0]
+    restating = record.design.get("restating_sections") or []
+    return is_headline(record, f"{record.study}.txt, {locator}") or any(
+        section == s or section.startswith(s + ".") for s in restating)
 
 
 def _one_scope(found: pd.DataFrame, key: dict) -> tuple[pd.DataFrame, str]:
@@ -515,7 +557,7 @@ def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict
         key_a, key_b = {**group, factor: level_a}, {**group, factor: level_b}
         for statistics in (DIFF_STATS, PCT_STATS):
             value, row = record.index.printed_difference(claim.metric, factor, key_a, key_b, statistics,
-                                                         lambda r: _restating(claim, record, r))
+                                                         lambda r: restates(claim, record, r))
             if row is not None:
                 break
         if row is None or value is None or about_exceptions(claim, record, row):
@@ -744,7 +786,8 @@ def _over_sizes(claim: Claim, record: Record, c: dict) -> list[dict]:
     sized = [_judged_cell(claim, record, key, f"{label}{key['size_bytes']} B") for key in keys
              if not _excluded(claim, key)]
     found = [s for s in sized if s["class"] != Verdict.UNJUDGED and not s["restated"]]
-    return sized if found else [c]
+    restated_only = c["class"] == Verdict.UNJUDGED and any(s["class"] != Verdict.UNJUDGED for s in sized)
+    return sized if found or restated_only else [c]  # (restatements at its sizes: restated, not untestable)
 
 
 def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:

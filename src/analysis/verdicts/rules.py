@@ -150,6 +150,9 @@ def over_groups(holds: str, verdicts: Sequence[str]) -> Verdict:
         return Verdict.SUPPORTED if pro and all(v == Verdict.SUPPORTED for v in pro) else Verdict.AGREES
     if leaning_con and (holds == "all" or len(leaning_con) >= len(leaning_pro)):
         return Verdict.DISAGREES_WHERE_PRINTED
+    for weak in (Verdict.INCONCLUSIVE, Verdict.TIE):  # 'all': a group tested and undecided leaves it so
+        if holds == "all" and weak in verdicts:
+            return weak
     if leaning_pro:
         return (Verdict.SUPPORTED_WHERE_PRINTED if Verdict.SUPPORTED in leaning_pro
                 or Verdict.SUPPORTED_WHERE_PRINTED in leaning_pro else Verdict.AGREES_WHERE_PRINTED)
