@@ -26,7 +26,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analysis.ingest.manifest import MANIFEST_NAME, Manifest
 from analysis.collect.hostfacts import cpu_percent, cpu_sample, host_facts
 from analysis.collect.dialects import dialect
-from analysis.collect.extension import EXTENSIONS_NAME, check_extension, earlier_plans, extended_schedule, load_extensions
+from analysis.collect.extension import (EXTENSIONS_NAME, check_extension, earlier_plans, extended_schedule, extension_record,
+                                        load_extensions)
 from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step, save_output
