@@ -241,7 +241,8 @@ class Guest:
         the host kernel kills the rest of the namespace, and the holder returns
         once all of it is gone. Not SIGTERM: as a namespace's init the kernel
         ignores it, and a guest has nothing to save (read-only root, tmpfs scratch)."""
-        if self.proc is None:
+        if self.proc is None or self.proc.poll() is not None:  # a holder that ended took its namespace with it
+            self.proc = None
             return
         kernel = self.kernel_pid()
         for target in (kernel, self.proc.pid):  # the holder itself if the kernel does not answer
