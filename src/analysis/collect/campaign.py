@@ -251,7 +251,7 @@ class Collector:
             seen.setdefault((self.plan.testbed_of(r.levels), r.tool), r)
         for (bed, tool), r in seen.items():
             outcome = self._measure(r, self.plan.warmup_s, tag=f"warmup-{bed}-{tool}")
-            self._main_result(outcome).save(self.out / COLLECT_DIR / "warmup" / f"{bed}-{tool}.txt")
+            self._main_result(outcome).save(_first_free(self.out / COLLECT_DIR / "warmup" / f"{bed}-{tool}.txt"))
             outcome.discard()
 
     def _loop(self, pending: list[Run]) -> None:
@@ -548,6 +548,16 @@ def _merged_versions(per_machine: list[dict[str, str]]) -> dict[str, str]:
             if version not in out.setdefault(tool, []):
                 out[tool].append(version)
     return {tool: " / ".join(vs) for tool, vs in out.items()}
+
+
+def _first_free(path: Path) -> Path:
+    """``path``, or ``<stem>.2<suffix>``, ``.3``, … when it is taken: a resumed session's warm-up keeps the earlier ones'."""
+    n = 1
+    candidate = path
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}.{n}{path.suffix}")
+    return candidate
 
 
 def _failure(res: StepResult) -> str:
