@@ -304,3 +304,26 @@ def test_resume_refuses_a_changed_plan(tmp_path):
     other = make_plan([{"name": "np", "tool": "netperf"}], testbeds={"loopback": LOOPBACK}, seed=12)
     with pytest.raises(ValueError, match="the plan differs"):
         Collector(other, out, resume=True).run()
+
+
+def test_resume_with_a_plan_extended_by_new_cells_keeps_every_earlier_run(tmp_path):
+    plan = make_plan([{"name": "np", "tool": "netperf", "factors": {"packet_size_bytes": [64]}}], testbeds={"loopback": LOOPBACK},
+                     warmup_s=0.5)
+    out = tmp_path / "c"
+    Collector(plan, out).run()
+    before = {e.path: e for e in load_manifest(out).files.table}
+    raw = {p: (out / p).read_bytes() for p in [*before, "collect/warmup/loopback-netperf.txt"]}
+    extended = make_plan([{"name": "np", "tool": "netperf", "factors": {"packet_size_bytes": [64, 1024]}}],
+                         testbeds={"loopback": LOOPBACK}, warmup_s=0.5)
+    progress = Collector(extended, out, resume=True).run()
+    assert progress["complete"] and progress["runs_total"] == 2 and progress["runs_failed"] == 0
+    manifest = load_manifest(out)
+    after = {e.path: e for e in manifest.files.table}
+    assert {p: (after[p].meta, after[p].levels) for p in before} == {p: (e.meta, e.levels) for p, e in before.items()}
+    assert {p: (out / p).read_bytes() for p in raw} == raw  # no earlier output touched, warm-up included
+    assert (out / "collect/warmup/loopback-netperf.2.txt").is_file()  # this session's warm-up beside it
+    (added,) = set(after) - set(before)
+    assert after[added].levels["packet_size_bytes"] == 1024 and after[added].meta["order"] == 1
+    (record,) = manifest.campaign.extra["collector"]["extensions"]
+    assert record["runs_added"] == 1 and record["orders"] == "1-1" and "plan_before" not in record
+    assert ingest_campaign(out).counts["rejected"] == 0

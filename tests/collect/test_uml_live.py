@@ -4,9 +4,11 @@ as guests, real iperf3 between them, real ingest.
 Each test checks that nothing a UML testbed makes outlives it -- no guest
 process (a guest's command line carries its testbed's prefix), no namespace
 (its taps and bridge live in it), no mount, no scratch folder, no owner file
--- after a normal end, after SIGINT or SIGTERM, and after SIGKILL once
-``--cleanup`` ran. They need root, the tools and the kernels that
-scripts/install-uml.sh fetches; elsewhere they are skipped with the reason.
+-- after a normal end and after SIGINT or SIGTERM while the guests boot,
+during a run and during a copy-back; after SIGKILL at those points no guest
+process is left within seconds, and ``--cleanup`` removes the rest. They
+need root, the tools and the kernels that scripts/install-uml.sh fetches;
+elsewhere they are skipped with the reason.
 """
 
 from __future__ import annotations
@@ -166,27 +168,101 @@ def test_interrupt_stops_the_guests_and_resume_completes(tmp_path, sig):
         assert leftovers(str(resumed.testbeds["mixed"].prefix)) == []
 
 
-def test_sigkill_ends_the_guests_and_cleanup_removes_the_rest(tmp_path):
-    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS, runs_per_cell=2)
-    out = tmp_path / "killed"
+def collector_children(proc: subprocess.Popen) -> list[str]:
+    """The command lines of the collector's child processes."""
+    try:
+        pids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+    except OSError:
+        return []
+    out = []
+    for pid in pids:
+        try:
+            out.append((Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            continue
+    return out
+
+
+# The points a collector is stopped at: a child of it whose command line holds all of these words.
+MOMENTS = {
+    "boot": ("linux.uml",),  # a guest's kernel started, its sshd not yet up
+    "run": ("iperf3 -c",),  # the client of a run, over SSH
+    "copy-back": ("wc -c <", ".out", "sha256sum"),  # a step's output being copied back (dialect take)
+}
+
+
+def stop_at(moment: str, proc: subprocess.Popen, sig: signal.Signals, seconds: float = 240) -> str:
+    """Send ``sig`` to the collector (by its PID) the moment it reaches ``moment``; its testbed's prefix."""
+    words = MOMENTS[moment]
+    deadline = time.monotonic() + seconds
+    prefix = None
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"collector ended before {moment}: {proc.communicate()[0].decode()[-2000:]}")
+        prefix = prefix or prefix_of_collector(proc.pid)
+        if prefix and any(all(w in line for w in words) for line in collector_children(proc)):
+            proc.send_signal(sig)
+            return prefix
+        time.sleep(0.003)
+    raise AssertionError(f"the collector reached no {moment} within {seconds} s")
+
+
+def prefix_of_collector(pid: int) -> str | None:
+    """The testbed prefix whose owner file names the collector (written before anything is built)."""
+    import json
+
+    owned = []
+    for path in STATE_DIR.glob("nr-*.json"):
+        try:
+            if json.loads(path.read_text()).get("pid") == pid:
+                owned.append(path.stem)
+        except (OSError, ValueError):
+            continue  # another campaign's, removed or being written
+    assert len(owned) <= 1, owned
+    return owned[0] if owned else None
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("moment", ["boot", "copy-back"])
+def test_interrupt_while_booting_or_copying_back_leaves_nothing(tmp_path, moment, sig):
+    """(During a run: test_interrupt_stops_the_guests_and_resume_completes.)"""
+    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS)
+    out = tmp_path / moment
     proc = start_collector(write_plan(tmp_path, plan), out)
     try:
-        wait_for_runs(out, 1, proc)
-        os.kill(proc.pid, signal.SIGKILL)  # the collector only, by its PID
+        prefix = stop_at(moment, proc, sig)
+        output, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, output.decode()[-2000:]
+    assert f"interrupted by {sig.name}; testbeds torn down".encode() in output
+    assert leftovers(prefix) == []
+
+
+@pytest.mark.parametrize("moment", ["boot", "run", "copy-back"])
+def test_sigkill_ends_the_guests_at_once_and_cleanup_removes_the_rest(tmp_path, moment):
+    """Each guest is init of its own PID namespace, held by a child that dies with the
+    collector: killing the collector outright kills every guest process within seconds."""
+    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS)
+    out = tmp_path / moment
+    proc = start_collector(write_plan(tmp_path, plan), out)
+    try:
+        prefix = stop_at(moment, proc, signal.SIGKILL)
         proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    (prefix,) = prefixes_of(out)
-    deadline = time.monotonic() + 30
-    while guest_processes(prefix) and time.monotonic() < deadline:  # they got SIGTERM when the collector died
-        time.sleep(0.2)
-    lingering = guest_processes(prefix)  # a guest still booting, or slow under load, may sit on that SIGTERM
-    assert leftovers(prefix)  # the namespace, scratch folder and owner file wait for --cleanup
+    deadline = time.monotonic() + 5
+    while guest_processes(prefix) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert guest_processes(prefix) == []  # without --cleanup
+    left = leftovers(prefix)
+    assert f"namespace {prefix}-lan" in left and f"owner {STATE_DIR / f'{prefix}.json'}" in left  # for --cleanup
     cleaned = subprocess.run([sys.executable, "-m", "analysis.cli", "collect", "--cleanup"],
                              capture_output=True, text=True, timeout=120)
     assert cleaned.returncode == 0, cleaned.stderr
     assert f"removed namespace {prefix}-lan" in cleaned.stdout
-    assert all(f"removed guest process {line.split()[0]}" in cleaned.stdout for line in lingering)
-    assert guest_processes(prefix) == [] and leftovers(prefix) == []
+    assert leftovers(prefix) == []

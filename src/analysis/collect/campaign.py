@@ -26,6 +26,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analysis.ingest.manifest import MANIFEST_NAME, Manifest
 from analysis.collect.hostfacts import cpu_percent, cpu_sample, host_facts
 from analysis.collect.dialects import dialect
+from analysis.collect.extension import (EXTENSIONS_NAME, check_extension, earlier_plans, extended_schedule, extension_record,
+                                        load_extensions)
 from analysis.collect.hosts import HostsTestbed, RemoteServerSet
 from analysis.collect.plan import Plan, PlanError, Run, factor_table, payload_bytes, schedule
 from analysis.collect.runners import ServerSet, StepResult, client_steps, ditg_logs, run_step, save_output
@@ -97,6 +99,7 @@ class Collector:
     interruptions: list[dict[str, Any]] = field(default_factory=list)  # each session a signal stopped: which, when
     until_decided: UntilDecided | None = None  # registered claims with stop: (docs/statistics.md, "Collect until decided")
     signals: CaughtSignals = field(default_factory=CaughtSignals)  # what signals_raise caught this session
+    extensions: list[dict[str, Any]] = field(default_factory=list)  # collect/extensions.yaml: how the plan grew
 
     # --- preparation ------------------------------------------------------
     def prepare(self) -> list[Run]:
@@ -112,16 +115,41 @@ class Collector:
                 raise PlanError(f"{self.out} exists and is not empty; add --resume to continue that campaign")
             if not plan_copy.is_file():
                 raise PlanError(f"{self.out}: no {COLLECT_DIR}/plan.yaml, so it is not a campaign this collector started")
-            if read_yaml(plan_copy, PlanError) != self.plan.model_dump(mode="json"):
-                raise PlanError(f"{self.out}: the plan differs from the one it was started with ({plan_copy}); "
-                                "resume with that plan or collect into a new folder")
+            self.extensions = load_extensions(self.out / COLLECT_DIR)
+            previous = Plan.model_validate(read_yaml(plan_copy, PlanError))
+            if previous.model_dump(mode="json") != self.plan.model_dump(mode="json"):
+                self._extend(previous)
             self._load_previous()
         (self.out / COLLECT_DIR).mkdir(parents=True, exist_ok=True)
         _dump(self.plan.model_dump(mode="json"), plan_copy)
         if self.hypotheses is not None:  # before any testbed or run: the record must precede the data
             self.console.log(register(self.out, self.hypotheses), markup=False, highlight=False)
-        pending = [r for r in schedule(self.plan) if r.path not in self.entries]
+        pending = [r for r in self.runs if r.path not in self.entries]
         return in_looks(pending, self.until_decided.points) if self.until_decided else pending
+
+    @property
+    def runs(self) -> list[Run]:
+        """Every run of the campaign in its order (an extended plan's added runs after the earlier ones)."""
+        return extended_schedule([*earlier_plans(self.extensions), self.plan])
+
+    def _extend(self, previous: Plan) -> None:
+        """Accept a plan that only adds cells, blocks or runs to the one the
+        campaign ran so far (:mod:`analysis.collect.extension`), recorded
+        before any of its runs; anything else is a different campaign."""
+        try:
+            added = check_extension(previous, self.plan)
+        except PlanError as exc:
+            raise PlanError(f"{self.out}: the plan differs from the one it was started with "
+                            f"({self.out / COLLECT_DIR / 'plan.yaml'}): {exc}") from None
+        if not added:
+            raise PlanError(f"{self.out}: the plan differs from the one it was started with "
+                            f"({self.out / COLLECT_DIR / 'plan.yaml'}) and adds no runs; resume with that plan")
+        runs_before = len(extended_schedule([*earlier_plans(self.extensions), previous]))
+        record = extension_record(previous, self.plan, runs_before, time.time())
+        self.extensions.append(record)
+        _dump(self.extensions, self.out / COLLECT_DIR / EXTENSIONS_NAME)
+        self.console.log(f"plan extended: {record['runs_added']} runs added (orders {record['orders']}), "
+                         f"recorded in {COLLECT_DIR}/{EXTENSIONS_NAME}", markup=False, highlight=False)
 
     def _load_previous(self) -> None:
         path = self.out / MANIFEST_NAME
@@ -223,11 +251,11 @@ class Collector:
             seen.setdefault((self.plan.testbed_of(r.levels), r.tool), r)
         for (bed, tool), r in seen.items():
             outcome = self._measure(r, self.plan.warmup_s, tag=f"warmup-{bed}-{tool}")
-            self._main_result(outcome).save(self.out / COLLECT_DIR / "warmup" / f"{bed}-{tool}.txt")
+            self._main_result(outcome).save(_first_free(self.out / COLLECT_DIR / "warmup" / f"{bed}-{tool}.txt"))
             outcome.discard()
 
     def _loop(self, pending: list[Run]) -> None:
-        total = len(schedule(self.plan))
+        total = len(self.runs)
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
         with Progress(*columns, console=self.console) as bar:
@@ -387,7 +415,7 @@ class Collector:
     # --- the manifest -----------------------------------------------------
     def progress(self) -> dict[str, Any]:
         """Runs done so far (a run's second D-ITG file is not a second run)."""
-        runs = schedule(self.plan)
+        runs = self.runs
         statuses = [self.entries[r.path]["meta"]["status"] for r in runs if r.path in self.entries]
         total = len(runs)
         return {
@@ -436,7 +464,9 @@ class Collector:
                 "dates": dates,
                 "notes": " ".join(x for x in (plan.notes.strip(), self._notes()) if x),
                 "extra": {
-                    "collector": {"plan": plan.model_dump(mode="json"), "duration_s": plan.duration_s, "seed": plan.seed},
+                    "collector": {"plan": plan.model_dump(mode="json"), "duration_s": plan.duration_s, "seed": plan.seed}
+                    | ({"extensions": [{k: v for k, v in x.items() if k != "plan_before"} for x in self.extensions]}
+                       if self.extensions else {}),
                     "host": self.host,
                     "testbeds": self.facts,
                     "progress": self.progress(),
@@ -518,6 +548,16 @@ def _merged_versions(per_machine: list[dict[str, str]]) -> dict[str, str]:
             if version not in out.setdefault(tool, []):
                 out[tool].append(version)
     return {tool: " / ".join(vs) for tool, vs in out.items()}
+
+
+def _first_free(path: Path) -> Path:
+    """``path``, or ``<stem>.2<suffix>``, ``.3``, … when it is taken: a resumed session's warm-up keeps the earlier ones'."""
+    n = 1
+    candidate = path
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}.{n}{path.suffix}")
+    return candidate
 
 
 def _failure(res: StepResult) -> str:

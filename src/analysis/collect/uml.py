@@ -18,13 +18,23 @@ steps, servers, readiness, checked copy-back, facts and teardown. The facts
 say what differs: ``os`` is the guest's kernel (Linux) and ``os_version``
 its release, so kernels become the OS factor.
 
-Names follow the namespace testbed's scheme (``nr-<6 hex>-<role>``, owner
-file in STATE_DIR), so ``--cleanup`` removes what a killed collector left:
-deleting the namespace kills the guests inside it.
+A guest never outlives its collector, however the collector ends. UML
+forks host processes of its own (helpers, and one ptraced process per guest
+address space) that a signal to the kernel's process does not reach, so each
+guest runs as init of its own PID namespace (``unshare --pid --fork
+--kill-child``): when a PID namespace's init dies, the host kernel SIGKILLs
+everything in it. The ``unshare`` holder is our child with SIGKILL as its
+parent-death signal, forked from the collector's main thread (the signal
+follows the forking thread), so the collector's death, even by SIGKILL,
+kills the holder, the holder's death kills the guest, and the guest's death
+kills its whole tree. Names follow the namespace testbed's scheme
+(``nr-<6 hex>-<role>``, owner file in STATE_DIR), so ``--cleanup`` removes
+the namespace, taps and scratch a killed collector left.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -32,6 +42,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,16 +52,19 @@ from analysis.collect.hosts import HostsTestbed
 from analysis.collect.plan import HostSpec, TestbedSpec
 from analysis.collect.readiness import Endpoint, NamespaceProbe
 from analysis.collect.scratch import make_scratch
-from analysis.collect.ssh import HostError, die_with_collector
+from analysis.collect.ssh import HostError
 from analysis.collect.testbed import TestbedError, owner_path, remove_namespace, write_owner, sh
 
 KERNELS_DIR = Path(os.environ.get("NETREPRO_UML_DIR", "/var/cache/netrepro/uml"))
 BOOT_S = 60.0  # a guest's boot until its sshd answers (about 3 s when the host is idle)
-STOP_S = 5.0  # after SIGTERM, before SIGKILL
+STOP_S = 5.0  # for a guest's PID namespace to be gone after SIGKILL
 ADDRESSES = {"sender": ("198.18.0.1", "2001:2::1"), "receiver": ("198.18.0.2", "2001:2::2")}
 BRIDGE_ADDRESSES = ("198.18.0.254", "2001:2::fe")  # the collector's end of the link (SSH goes through it)
 ROLES = {"sender": "snd", "receiver": "rcv"}
-NEEDS = ("ip", "nc", "ssh", "ssh-keygen", "/usr/sbin/sshd", "insmod")
+NEEDS = ("ip", "nc", "ssh", "ssh-keygen", "/usr/sbin/sshd", "insmod", "unshare")
+# The guest as init of a PID namespace of its own, SIGKILLed when its holder (unshare) dies.
+PID_NAMESPACE = ("unshare", "--pid", "--fork", "--kill-child=SIGKILL")
+PR_SET_PDEATHSIG = 1
 _VECTOR_RX = re.compile(r"vector_rx: error\((-?\d+)\)")
 INSTALL_HINT = "scripts/install-uml.sh fetches the pinned kernels; scripts/install-system.sh installs the rest"
 
@@ -146,7 +160,7 @@ class Guest:
         return self.scratch / "console.log"
 
     def argv(self) -> list[str]:
-        return ["ip", "netns", "exec", self.ns, str(self.kernel.binary), f"mem={self.mem_mb}M",
+        return ["ip", "netns", "exec", self.ns, *PID_NAMESPACE, str(self.kernel.binary), f"mem={self.mem_mb}M",
                 "rootfstype=hostfs", "rootflags=/", "ro", f"init={self.scratch / 'init.sh'}",
                 f"vec0:transport=tap,ifname={self.tap},gro=1,mtu={self.mtu}", "con=null", "con0=fd:0,fd:1",
                 f"umid={self.name}", f"uml_dir={self.scratch}"]
@@ -198,10 +212,13 @@ class Guest:
         ])
 
     def boot(self) -> None:
-        """Start the kernel; it gets SIGTERM should the collector die (even by SIGKILL)."""
+        """Start the kernel in its PID namespace; its whole tree dies with the collector (see the module doc)."""
+        if threading.current_thread() is not threading.main_thread():
+            raise UmlError(f"guest {self.name}: boot it from the collector's main thread; the parent-death signal "
+                           "that ends it with the collector fires when the thread that started it ends")
         with open(self.console, "ab") as log:
             self.proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, preexec_fn=die_with_collector)
+                                         start_new_session=True, preexec_fn=_killed_with_collector)
 
     def wait_ready(self, deadline: float) -> None:
         """Until its sshd accepts TCP connections on the link (probed from the testbed's namespace)."""
@@ -220,21 +237,35 @@ class Guest:
         return text.strip()[-chars:] or "(no console output)"
 
     def stop(self) -> None:
-        """Our guest's process group: SIGTERM, then SIGKILL (by its PID only)."""
-        if self.proc is None:
+        """SIGKILL to the guest's kernel (init of its PID namespace, by its PID):
+        the host kernel kills the rest of the namespace, and the holder returns
+        once all of it is gone. Not SIGTERM: as a namespace's init the kernel
+        ignores it, and a guest has nothing to save (read-only root, tmpfs scratch)."""
+        if self.proc is None or self.proc.poll() is not None:  # a holder that ended took its namespace with it
+            self.proc = None
             return
-        for sig, wait in ((signal.SIGTERM, STOP_S), (signal.SIGKILL, STOP_S)):
-            if self.proc.poll() is not None:
-                break
+        kernel = self.kernel_pid()
+        for target in (kernel, self.proc.pid):  # the holder itself if the kernel does not answer
+            if target is None:
+                continue
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(target, signal.SIGKILL)
             try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
+                self.proc.wait(STOP_S)
                 break
-            try:
-                self.proc.wait(wait)
             except subprocess.TimeoutExpired:
                 continue
         self.proc = None
+
+    def kernel_pid(self) -> int | None:
+        """The guest kernel's PID on this host: the holder's one child (None before it forked or after it ended)."""
+        if self.proc is None:
+            return None
+        try:
+            children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
+        except OSError:
+            return None
+        return int(children[0]) if children else None
 
     def console_facts(self) -> dict[str, Any]:
         """What the kernel said on its console: its version line and its
@@ -250,6 +281,15 @@ class Guest:
         version = next((l.strip() for l in text.splitlines() if l.startswith("Linux version")), None)
         return {"version_line": version, "rx_budget_messages": len(busy), "rx_errors": len(failed),
                 "first_rx_error": failed[0] if failed else None}
+
+
+def _killed_with_collector() -> None:
+    """In the guest's holder, before it execs: SIGKILL when the collector dies.
+    SIGKILL, not SIGTERM: unshare blocks SIGTERM while it waits for its child."""
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
 
 
 @dataclass
