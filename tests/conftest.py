@@ -4,7 +4,9 @@ temporary folders: the root conftest.py sets them, for the notebooks too."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 import re
 import shutil
 import tempfile
@@ -77,3 +79,31 @@ def built_papers(tmp_path_factory):
         kernels.close()
     write_index_from(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def reproduced(tmp_path_factory):
+    """study -> ``reproduce_study(study)``, computed once per test run: study 004
+    takes some 20 s of CPU and five test files read its reproduction. The
+    pytest-xdist workers share each one through a pickle in the run's temporary
+    folder (the first to ask computes it under a lock, the others wait and read
+    it); every call returns a fresh copy, so a test may change what it gets.
+    Only for tests that read a reproduction of the bundled claims and records:
+    one that changes NETREPRO_CLAIMS or the records calls reproduce_study itself."""
+    from analysis.reproduce.study import reproduce_study
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "reproductions"
+    shared.mkdir(exist_ok=True)
+
+    def reproduction(study: str):
+        stored = shared / f"{study}.pickle"
+        with open(shared / f"{study}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not stored.exists():
+                partial = stored.with_suffix(".partial")
+                partial.write_bytes(pickle.dumps(reproduce_study(study)))
+                partial.replace(stored)
+        return pickle.loads(stored.read_bytes())
+
+    return reproduction

@@ -35,10 +35,8 @@ def test_a_readable_table_has_no_raw_cell_and_an_anchor_per_row():
 
 
 @pytest.fixture(scope="module")
-def reproduction():
-    from analysis.reproduce.study import reproduce_study
-
-    return reproduce_study(STUDY)
+def reproduction(reproduced):
+    return reproduced(STUDY)
 
 
 def test_the_verdict_table_holds_every_verdict_with_its_anchor(reproduction):
@@ -106,16 +104,15 @@ def test_the_front_page_has_the_overview_as_header_and_titles_not_folder_names(t
     assert "1 agrees, 1 untestable" in index  # a campaign's verdicts from its table
 
 
-def test_the_os_section_sets_the_studys_os_claims_beside_our_kernel_contrast(tmp_path, monkeypatch):
+def test_the_os_section_sets_the_studys_os_claims_beside_our_kernel_contrast(tmp_path, monkeypatch, reproduced):
     """With a campaign of two kernels as uml-seeds (here the real uml-kernels, copied), every OS claim group
     of study 000 (TCP throughput among them) is shown beside our contrast's shape; without it, the section
     says how to collect it."""
     import shutil
 
     from analysis.reproduce.os_contrast import OS_CAMPAIGN
-    from analysis.reproduce.study import reproduce_study
 
-    reproduction = reproduce_study("000_4e5320b6fe1e825c")
+    reproduction = reproduced("000_4e5320b6fe1e825c")
     raw = tmp_path / "raw"
     raw.mkdir()
     monkeypatch.setenv("NETREPRO_RAW", str(raw))

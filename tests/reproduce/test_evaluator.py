@@ -7,7 +7,6 @@ from scipy import stats
 
 from analysis.reproduce import evaluate_claims, load_record, mdd_table, minimum_detectable_difference, recompute_derived
 from analysis.reproduce.claims import studies
-from analysis.reproduce.study import reproduce_study
 
 S000, S002 = "000_4e5320b6fe1e825c", "002_6c0e8c5c95705e2f"
 
@@ -145,27 +144,27 @@ def test_mdd_flags_a_claimed_difference_below_detection(r000):
 
 
 @pytest.mark.slow  # the whole reproduction of study 000: out of `make test-fast`, in `make test`
-def test_audit_finds_the_duplicated_sd_columns_of_000():
-    audit = reproduce_study(S000).audit
+def test_audit_finds_the_duplicated_sd_columns_of_000(reproduced):
+    audit = reproduced(S000).audit
     dups = audit[audit["rule"] == "duplicated table"]
     assert any("Table 2 column Windows 7 IPv4 = Table 3 column Windows 7 IPv4" in q for q in dups["quote"])
     assert (dups.loc[dups["found_by"] == "recomputation", "severity"] == "major").all()
 
 
 @pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
-def test_every_finding_has_a_rule_and_a_severity():
+def test_every_finding_has_a_rule_and_a_severity(reproduced):
     for study in (S000, S002):
-        audit = reproduce_study(study).audit
+        audit = reproduced(study).audit
         assert audit["rule"].str.len().gt(0).all()
         assert audit["severity"].isin(["major", "minor", "plausibility"]).all()
 
 
 @pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
-def test_the_audit_never_calls_contradicted_a_claim_the_verdicts_uphold():
+def test_the_audit_never_calls_contradicted_a_claim_the_verdicts_uphold(reproduced):
     """Issue 23: 14 major audit rows once flagged claims the verdict table called agrees, supported or tie."""
     flagged, severity = {}, {}
     for study in studies():
-        r = reproduce_study(study)
+        r = reproduced(study)
         verdict = r.verdicts.set_index("id")["verdict"]
         for row in r.audit.itertuples():
             if row.id.startswith("claim:"):

@@ -14,8 +14,8 @@ from analysis.reproduce.study import reproduce_study
 
 @pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @pytest.mark.parametrize("study", studies())
-def test_the_audit_and_its_register_agree(study):
-    gone, new = findings.disagreements(study, reproduce_study(study).audit)
+def test_the_audit_and_its_register_agree(study, reproduced):
+    gone, new = findings.disagreements(study, reproduced(study).audit)
     assert not gone, f"findings no longer found, without a logged reason: {gone} (scripts/register_findings.py --why)"
     assert not new, f"findings not yet registered: {new} (scripts/register_findings.py)"
 

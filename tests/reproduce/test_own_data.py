@@ -7,7 +7,6 @@ import pytest
 from analysis.reproduce.claims import load_claims
 from analysis.verdicts import evaluate_hypotheses
 from analysis.reproduce.mirrors import load_mirrors, mirror_available
-from analysis.reproduce import reproduce_study
 from analysis.reproduce.own_data import (NotComparable, claim_specs, study_constants,
                                          mirror_runs, own_data_counts, own_data_table, study_scope)
 
@@ -32,8 +31,8 @@ A3 = "Due to higher overhead, TCP provides lower bandwidth than UDP"
 
 
 @pytest.fixture(scope="module")
-def table000():
-    return reproduce_study(S000).own_data()
+def table000(reproduced):
+    return reproduced(S000).own_data()
 
 
 @pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`

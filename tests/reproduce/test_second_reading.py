@@ -6,7 +6,6 @@ import pytest
 from analysis.errors import ClaimsError
 from analysis.reproduce import second_reading
 from analysis.reproduce.claims import studies
-from analysis.reproduce.study import reproduce_study
 
 COLUMNS = second_reading.COLUMNS
 
@@ -61,11 +60,11 @@ def test_a_reading_without_outcome_severity_or_reason_is_refused_with_its_line(t
 
 
 @pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
-def test_every_major_finding_and_decided_headline_verdict_has_had_a_second_reading():
+def test_every_major_finding_and_decided_headline_verdict_has_had_a_second_reading(reproduced):
     """The studies' published findings: none major without a reading, none refuted still shown."""
     unread = []
     for study in studies():
-        r = reproduce_study(study)
+        r = reproduced(study)
         major = r.audit[r.audit["severity"] == "major"]
         verdict_read = r.verdicts.set_index("id")["second_reading"].ne("")
         read = [reading != "" or (i.startswith("claim:") and verdict_read[i.split(":", 1)[1]])
