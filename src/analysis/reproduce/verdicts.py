@@ -126,12 +126,12 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     index, factor = record.index, claim.compared.factor
     level_a, level_b = _two_levels(claim)
     key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
-    found_a, mixed_a = _one_scope(index.cell_rows(claim.metric, key_a, MEAN_STATS), key_a)
-    found_b, mixed_b = _one_scope(index.cell_rows(claim.metric, key_b, MEAN_STATS), key_b)
+    found_a, mixed_a = index.scoped_cell_rows(claim.metric, key_a, MEAN_STATS)
+    found_b, mixed_b = index.scoped_cell_rows(claim.metric, key_b, MEAN_STATS)
     mean_a, note_a = single_value(found_a)
     mean_b, note_b = single_value(found_b)
-    sd_a, _ = single_value(_one_scope(index.cell_rows(claim.metric, key_a, ("sd",)), key_a)[0])
-    sd_b, _ = single_value(_one_scope(index.cell_rows(claim.metric, key_b, ("sd",)), key_b)[0])
+    sd_a, _ = single_value(index.scoped_cell_rows(claim.metric, key_a, ("sd",))[0])
+    sd_b, _ = single_value(index.scoped_cell_rows(claim.metric, key_b, ("sd",))[0])
     out: dict[str, Any] = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
            "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
            "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
@@ -177,19 +177,6 @@ def _in_summary(record: Record, row_id: str) -> bool:
     their results, so evidence for no claim (a restatement, judged ``restated``)."""
     locator = record.index.locator_of(row_id)
     return is_headline(record, f"{record.study}.txt, {locator}")
-
-
-def _one_scope(found: pd.DataFrame, key: dict) -> tuple[pd.DataFrame, str]:
-    """The rows printed for a cell, refused when they span levels of a factor the
-    cell does not fix (a claim silent on transport judged on TCP's number and UDP's):
-    which of them the claim speaks of is not known."""
-    for column in KEY_COLUMNS:
-        if column in key or column not in found:
-            continue
-        levels = {str(v) for v in found[column] if pd.notna(v) and str(v) != ""}
-        if len(levels) > 1:
-            return found.iloc[0:0], f"printed for several {column} levels ({', '.join(sorted(levels))}): not used"
-    return found, ""
 
 
 def _missing(claim: Claim, c: dict) -> str:
@@ -363,7 +350,7 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
         if found is None:
             continue
         verdict, why = found
-        used = pd.concat([rows_a, rows_b])
+        used = record.index.rows_at(rows_a + rows_b)
         restated = all(same_sentence(claim.quote, t) for t in used["snippet"]) or all(
             _in_summary(record, r) for r in used["id"])
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
@@ -396,12 +383,12 @@ def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> lis
         group = group_cells[0]["_key"]
         lo_a, hi_a, rows_a = record.index.extremes(claim.metric, {**group, factor: level_a})
         lo_b, hi_b, rows_b = record.index.extremes(claim.metric, {**group, factor: level_b})
-        used = pd.concat([rows_a, rows_b])
+        used = record.index.rows_at(rows_a + rows_b)
         if used.empty:
             continue
         restated = any(not side.empty and all(same_sentence(claim.quote, t) or _in_summary(record, r)
                                               for t, r in zip(side["snippet"], side["id"]))
-                       for side in (rows_a, rows_b))  # one side known only from the claim itself
+                       for side in map(record.index.rows_at, (rows_a, rows_b)))  # one side known only from the claim itself
         apart = _range_verdict("most", (lo_a, hi_a), (lo_b, hi_b))
         found: list[tuple[str, str, str]] = []
         if claim.over_sizes == "peak":  # "the highest throughput": the printed peaks decide it
