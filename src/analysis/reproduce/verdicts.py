@@ -39,7 +39,7 @@ from analysis.verdicts.registration import POST_HOC
 from analysis.verdicts.rules import (Verdict, aggregate, over_groups, sign_aggregate, sign_verdict, tested_verdict,
                                      where_printed)
 from analysis.verdicts.text import claim_text
-from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, MEAN_STATS, PCT_STATS, Record, level_label,
+from analysis.reproduce.lookup import (DIFF_STATS, MEAN_STATS, PCT_STATS, Record, level_label,
                                       same_sentence, scope_conflicts, single_value)
 
 CLASSES = ("tested", "descriptive", "untestable")
