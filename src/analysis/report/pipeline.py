@@ -46,7 +46,8 @@ PAPER_DIR = NOTEBOOK_DIR / "papers"
 HYPOTHESES_DIR = config.hypotheses_dir()
 # Cells the static report leaves out: papermill's parameters, widgets that need a live
 # kernel, and what is only for the notebook in JupyterLab (its own title).
-REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only", "notebook-only"}
+INTERACTIVE_TAG = "interactive-only"  # needs a live kernel: not run for the report (run_notebook)
+REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", INTERACTIVE_TAG, "notebook-only"}
 # Each campaign notebook starts with the campaign's banner; the page shows it once, at the top.
 BANNER_TAG = "banner"
 # The kernel talks to papermill over loopback TCP and warns, once per notebook, that
@@ -105,7 +106,9 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
 
     The executed notebook is written once, when it ends or fails: papermill
     wrote it whole before and after every cell, figures and all (2 × 40 writes
-    of up to 8 MB for a campaign)."""
+    of up to 8 MB for a campaign). A cell tagged ``interactive-only`` (the
+    explorer widget, which the page leaves out) stays in it unrun: importing
+    and building the widget cost 2 s of a kernel's CPU for nothing shown."""
     pm = _papermill()
 
     kernels_use_this_library()
@@ -117,6 +120,7 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
         return pm.execute_notebook(
             str(path), str(executed), parameters=params,
             kernel_name="python3", progress_bar=False, log_output=False, request_save_on_cell_execute=False,
+            skip_cells_with_tag=INTERACTIVE_TAG,
             extra_arguments=KERNEL_QUIET, resources={"metadata": {"path": str(path.parent)}}, **shared,
         )
     except pm.PapermillExecutionError as exc:
