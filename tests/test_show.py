@@ -48,3 +48,23 @@ def test_each_claim_gets_its_figure_with_its_verdict(tmp_path):
     assert all(c.png.is_file() and c.png.name == f"claim_{c.id}_{c.metric}.png" for c in claims)
     assert claims[0].caption == f"**D1 — {verdicts['verdict'][0]}**: {verdicts['statement'][0]}"
     assert plt.get_fignums() == open_before  # every figure saved and closed
+
+
+def test_claim_figures_drawn_again_from_the_same_inputs_are_kept(tmp_path):
+    data = load_campaign(ROOT / "data/raw/demo-loopback")
+    runs = one_row_per_run(data.runs)
+    factors = overview.design_factors(data, runs)
+    hypotheses = ROOT / "data/hypotheses/demo-loopback.yaml"
+    verdicts = evaluate_hypotheses(runs, hypotheses)
+    draw = lambda table: draw_claims(runs, hypotheses, tmp_path, campaign=data.name, synthetic=False,  # noqa: E731
+                                     factors=factors, verdicts=table)
+    first = draw(verdicts)
+    stamps = {c.png.name: c.png.stat().st_mtime_ns for c in first}
+    assert draw(verdicts) == first
+    assert {c.png.name: c.png.stat().st_mtime_ns for c in first} == stamps  # not one file written again
+    changed = verdicts.assign(verdict=[(f"not {v}" if i == 0 else v) for i, v in enumerate(verdicts["verdict"])])
+    again = draw(changed)  # the first claim's verdict is in its title: only its figure is drawn again
+    redrawn = [c.png.name for c in again if c.png.stat().st_mtime_ns != stamps[c.png.name]]
+    assert redrawn == [first[0].png.name]
+    (tmp_path / first[1].png.name).unlink()  # a figure gone from disk is drawn again
+    assert draw(changed)[1].png.is_file()

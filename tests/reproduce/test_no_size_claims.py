@@ -238,3 +238,19 @@ def test_a_number_in_the_sentence_of_the_claims_named_exception_is_not_its_evide
     other = claim(id="Y", quote=exception, kind="exception", scope={"os": "A", "size_bytes": [1024, 1408]},
                   direction="less")
     assert judged(rows, [main, other])["verdict"] == "untestable"
+
+
+def means_with_sds(n, size, a, b, sd=0.5):
+    """IPv4's and IPv6's means ``a`` and ``b`` with SDs at ``size`` (runs from the design)."""
+    at = {"size_bytes": size, "size_kind": "packet"}
+    return [row(n, ip_version=4, statistic="mean", value=a, **at), row(n + 1, ip_version=6, statistic="mean", value=b, **at),
+            row(n + 2, ip_version=4, statistic="sd", value=sd, **at), row(n + 3, ip_version=6, statistic="sd", value=sd, **at)]
+
+
+def test_a_group_supported_at_some_sizes_and_undecided_at_others_is_supported_where_printed():
+    """000 C072: a significant size and a non-significant one lean for the claim; only a group with
+    nothing but undecided tests leaves an 'all' claim inconclusive (001 C010)."""
+    leaning = record(means_with_sds(1, 128, 44.0, 40.0) + means_with_sds(5, 256, 40.1, 40.0), [no_size()], sizes=SIZES, runs=10)
+    assert evaluate_claims(leaning)[0].set_index("id").loc["X", "verdict"] == "supported where printed"
+    undecided = record(means_with_sds(5, 256, 40.1, 40.0), [no_size()], sizes=SIZES, runs=10)
+    assert evaluate_claims(undecided)[0].set_index("id").loc["X", "verdict"] == "inconclusive"

@@ -106,6 +106,14 @@ def current_fingerprint(raw_dir: Path, out: Path) -> str:
     return current
 
 
+def campaign_manifest(raw_dir: Path) -> Manifest:
+    """The campaign's manifest, from the validated copy its ingest keeps beside
+    the tables while they are current (its YAML parsed again otherwise): what
+    a report build needs once the campaign's notebooks have loaded it."""
+    out = processed_dir_for(raw_dir)
+    return _manifest(raw_dir, out, current_fingerprint(raw_dir, out))
+
+
 def load_campaign(path: str | Path, processed: str | Path | None = None, strict: bool = False) -> Campaign:
     raw_dir = Path(path)
     out = Path(processed) if processed is not None else processed_dir_for(raw_dir)

@@ -16,12 +16,16 @@ import html
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from analysis.figures.labels import LABELS
 from analysis.verdicts.rules import CLAIM_ORDER
 
 ABOUT = "about.json"
 OVERVIEW = "00_overview"  # the studies' overview: the page's header, not a card
+if TYPE_CHECKING:
+    from analysis.ingest.manifest import CampaignInfo
+
 VERDICT_ORDER = tuple(str(v) for v in CLAIM_ORDER)
 
 
@@ -45,13 +49,11 @@ def study_title(out_dir: Path, name: str) -> str:
     return about(out_dir).get("title") or f"netrepro reproduction: {name}"
 
 
-def write_campaign_about(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path) -> None:
-    """What the index says a campaign asked: its manifest's title and its hypothesis
-    file's question (or that it has none)."""
-    from analysis.ingest.manifest import load_manifest
+def write_campaign_about(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path, info: CampaignInfo) -> None:
+    """What the index says a campaign asked: its manifest's title (``info``, the
+    manifest's campaign section) and its hypothesis file's question (or that it has none)."""
     from analysis.verdicts.spec import load_question
 
-    info = load_manifest(campaign_dir).campaign
     hypotheses = hypotheses_dir / f"{campaign_dir.name}.yaml"
     asked = (load_question(hypotheses) if hypotheses.is_file() else "") or (
         f"Do the claims of {hypotheses.name} hold on these runs?" if hypotheses.is_file()

@@ -23,6 +23,7 @@ import contextlib
 import copy
 import html
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,7 +46,8 @@ PAPER_DIR = NOTEBOOK_DIR / "papers"
 HYPOTHESES_DIR = config.hypotheses_dir()
 # Cells the static report leaves out: papermill's parameters, widgets that need a live
 # kernel, and what is only for the notebook in JupyterLab (its own title).
-REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", "interactive-only", "notebook-only"}
+INTERACTIVE_TAG = "interactive-only"  # needs a live kernel: not run for the report (run_notebook)
+REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", INTERACTIVE_TAG, "notebook-only"}
 # Each campaign notebook starts with the campaign's banner; the page shows it once, at the top.
 BANNER_TAG = "banner"
 # The kernel talks to papermill over loopback TCP and warns, once per notebook, that
@@ -77,6 +79,19 @@ def kernels_use_this_library() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(LIBRARY), current) if p)
 
 
+def _papermill():
+    """papermill, imported without jsonschema's checker of the "iri" format: when
+    rfc3987_syntax is installed, importing jsonschema (papermill -> nbformat)
+    compiles its 38 grammars, 1.3 s of CPU in every build that runs a notebook,
+    and nbformat's schemas check no format. Where jsonschema is already
+    imported, nothing changes."""
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None: "not installed"
+    import papermill
+
+    return papermill
+
+
 def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
                  kernel: "SharedKernel | None" = None) -> nbformat.NotebookNode:
     """Execute one notebook with papermill, its kernel started in the notebook's
@@ -87,8 +102,14 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
     to papermill's ``cwd``: that one changes the working directory of the whole
     process, and two notebooks built in parallel threads (a campaign's in
     ``notebooks/``, a study's in ``notebooks/papers/``) would start their kernels
-    in each other's folder."""
-    import papermill as pm
+    in each other's folder.
+
+    The executed notebook is written once, when it ends or fails: papermill
+    wrote it whole before and after every cell, figures and all (2 × 40 writes
+    of up to 8 MB for a campaign). A cell tagged ``interactive-only`` (the
+    explorer widget, which the page leaves out) stays in it unrun: importing
+    and building the widget cost 2 s of a kernel's CPU for nothing shown."""
+    pm = _papermill()
 
     kernels_use_this_library()
     shared = {}
@@ -98,7 +119,8 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
     try:
         return pm.execute_notebook(
             str(path), str(executed), parameters=params,
-            kernel_name="python3", progress_bar=False, log_output=False,
+            kernel_name="python3", progress_bar=False, log_output=False, request_save_on_cell_execute=False,
+            skip_cells_with_tag=INTERACTIVE_TAG,
             extra_arguments=KERNEL_QUIET, resources={"metadata": {"path": str(path.parent)}}, **shared,
         )
     except pm.PapermillExecutionError as exc:
@@ -289,22 +311,26 @@ def _stamped(out_dir: Path) -> Iterator[None]:
 
 def build_campaign(campaign_dir: Path, out_root: Path, hypotheses_dir: Path = HYPOTHESES_DIR, echo=print,
                    kernels: KernelPool | None = None) -> CampaignReport:
-    from analysis.ingest.manifest import load_manifest
+    """The four notebooks, the page and what the index says of the campaign. The
+    manifest is read after the notebooks, from the copy their ingest kept
+    (a collector's YAML manifest takes a second or more to parse, twice here before)."""
+    from analysis.ingest.campaign import campaign_manifest
 
-    synthetic = load_manifest(campaign_dir).campaign.synthetic
     out_dir = out_root / campaign_dir.name
     executed_dir = out_dir / "notebooks"
     executed_dir.mkdir(parents=True, exist_ok=True)
     with _stamped(out_dir):
-        _run_campaign(campaign_dir, out_dir, hypotheses_dir, synthetic, echo, kernels)
-        write_campaign_about(campaign_dir, out_dir, hypotheses_dir)
+        executed = _run_notebooks(campaign_dir, out_dir, hypotheses_dir, echo, kernels)
+        info = campaign_manifest(campaign_dir).campaign
+        _write_page(executed, campaign_dir.name, out_dir, info.synthetic)
+        write_campaign_about(campaign_dir, out_dir, hypotheses_dir, info)
     return CampaignReport(campaign_dir.name, out_dir / "report.html", sorted((out_dir / "figures").glob("*.png")),
-                          sorted((out_dir / "tables").glob("*.csv")), synthetic)
+                          sorted((out_dir / "tables").glob("*.csv")), info.synthetic)
 
 
-def _run_campaign(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path, synthetic: bool, echo,
-                  kernels: KernelPool | None) -> None:
-    """The four notebooks in a shared kernel (from ``kernels`` if given), then the page."""
+def _run_notebooks(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path, echo,
+                   kernels: KernelPool | None) -> dict[str, nbformat.NotebookNode]:
+    """The four notebooks in a shared kernel (from ``kernels`` if given), executed, by name."""
     executed_dir = out_dir / "notebooks"
     params = parameters_for(campaign_dir, out_dir, hypotheses_dir)
     executed = {}
@@ -313,9 +339,13 @@ def _run_campaign(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path, synth
             echo(f"  {campaign_dir.name}: {name}")
             executed[name] = run_notebook(NOTEBOOK_DIR / f"{name}.ipynb", params, executed_dir / f"{name}.ipynb",
                                           campaign_dir.name, kernel)
-    title = f"netrepro report: {campaign_dir.name}" + (" (SYNTHETIC DATA)" if synthetic else "")
+    return executed
+
+
+def _write_page(executed: dict[str, nbformat.NotebookNode], name: str, out_dir: Path, synthetic: bool) -> None:
+    title = f"netrepro report: {name}" + (" (SYNTHETIC DATA)" if synthetic else "")
     page = out_dir / "report.html"
-    page.write_text(to_html([executed[name] for name, _ in PAGE_ORDER], title,
+    page.write_text(to_html([executed[notebook] for notebook, _ in PAGE_ORDER], title,
                             {i: summary for i, (_, summary) in enumerate(PAGE_ORDER) if summary}))
     (out_dir / "SYNTHETIC").unlink(missing_ok=True)
     if synthetic:  # the index labels it, even when it is rebuilt from what is on disk
@@ -330,7 +360,7 @@ def build_paper(name: str, out_root: Path, echo=print, kernels: KernelPool | Non
     """One study's reproduction (``name`` = its stem; ``00_overview`` for the overview):
     the study notebook run with papermill for that study (in a kernel of
     ``kernels`` if given), then HTML."""
-    import papermill as pm
+    pm = _papermill()
 
     notebook = OVERVIEW_NOTEBOOK if name == OVERVIEW_NOTEBOOK.stem else STUDY_NOTEBOOK
     out_dir = out_root / "papers" / name

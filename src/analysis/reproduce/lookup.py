@@ -210,7 +210,9 @@ class RowIndex:
     def __init__(self, rows: pd.DataFrame, similar: list[Similar] | None = None):
         self.rows = rows
         self._pooled = said_of_a_group(rows).tolist()
-        self._similar = similar or []
+        self._similar: dict[tuple[str, str], list[Similar]] = {}  # by (metric, factor): most lookups meet none
+        for statement in similar or []:
+            self._similar.setdefault((statement.metric, statement.factor), []).append(statement)
         self._numeric = {c for c in rows.columns if _numeric(rows[c])}
         self._columns = {c: _normalised(rows[c]) for c in rows.columns
                          if c in (*KEY_COLUMNS, "metric", "statistic", "locator", "unit", "id")}
@@ -221,6 +223,7 @@ class RowIndex:
         self._locators = dict(zip(self._columns["id"], self._columns["locator"]))
         self._answers: dict[tuple, list[int]] = {}
         self._frames: dict[tuple, pd.DataFrame] = {}
+        self._scoped: dict[tuple, tuple[pd.DataFrame, str]] = {}
         self._levels: dict[str, list] = {}
 
     def _positions(self, metric: str | None, statistics, key: dict) -> list[int]:
@@ -275,6 +278,26 @@ class RowIndex:
         """The cell's rows with one of ``statistics`` (size always part of the key)."""
         return self._frame(self._cell(metric, key, statistics))
 
+    def scoped_cell_rows(self, metric: str, key: dict, statistics) -> tuple[pd.DataFrame, str]:
+        """The cell's rows (:meth:`cell_rows`), refused when they span levels of a
+        factor the cell does not fix (a claim silent on transport judged on TCP's
+        number and UDP's): which of them the claim speaks of is not known. Then
+        no rows, and why."""
+        positions = self._cell(metric, key, statistics)
+        free = tuple(c for c in KEY_COLUMNS if c not in key and c in self.rows)
+        cache_key = (tuple(positions), free)
+        if cache_key not in self._scoped:
+            self._scoped[cache_key] = self._one_scope(positions, free)
+        return self._scoped[cache_key]
+
+    def _one_scope(self, positions: list[int], free: tuple[str, ...]) -> tuple[pd.DataFrame, str]:
+        found = self._frame(positions)
+        for column in free:
+            levels = {str(v) for v in (self._records[p][column] for p in positions) if pd.notna(v) and str(v) != ""}
+            if len(levels) > 1:
+                return found.iloc[0:0], f"printed for several {column} levels ({', '.join(sorted(levels))}): not used"
+        return found, ""
+
     def printed_difference(self, metric: str, factor: str, key_a: dict, key_b: dict, statistics,
                            summary=lambda row: False, accept=lambda row: True) -> tuple[float | None, dict | None]:
         """Signed a − b from a printed difference on cell a (or b) whose ``compared_to``
@@ -286,7 +309,7 @@ class RowIndex:
         calls similar (:mod:`analysis.reproduce.pooled`)."""
         levels = self.levels(factor)
         found = []
-        similar = any(s.covers(metric, factor, key_a, key_b) for s in self._similar)
+        similar = any(s.covers(metric, factor, key_a, key_b) for s in self._similar.get((metric, factor), ()))
         for key, other, sign in ((key_a, key_b, 1), (key_b, key_a, -1)):
             for pos in self._cell(metric, key, statistics):
                 row = self._records[pos]
@@ -325,12 +348,18 @@ class RowIndex:
             raise LookupError(f"operand {where} selects values {sorted(values)}, expected one value")
         return float(values.pop())
 
-    def extremes(self, metric: str, key: dict) -> tuple[float | None, float | None, pd.DataFrame]:
+    def extremes(self, metric: str, key: dict) -> tuple[float | None, float | None, list[int]]:
         """Lowest and highest value printed for a cell over all sizes (a range,
-        or a minimum / maximum printed without its size), and the rows they come from."""
+        or a minimum / maximum printed without its size), and the positions of
+        the rows they come from (:meth:`rows_at`)."""
         key = {"size_bytes": None, **key}
-        low = self.select(key, metric, LOW_STATS)
-        high = self.select(key, metric, HIGH_STATS)
-        lo = float(low["value"].min()) if not low.empty else None
-        hi = float(high["value"].max()) if not high.empty else None
-        return lo, hi, pd.concat([low, high])
+        low = self._cached(key, metric, LOW_STATS)
+        high = self._cached(key, metric, HIGH_STATS)
+        lo = float(self._frame(low)["value"].min()) if low else None
+        hi = float(self._frame(high)["value"].max()) if high else None
+        return lo, hi, low + high
+
+    def rows_at(self, positions: list[int]) -> pd.DataFrame:
+        """The record's rows at ``positions``, in that order (as ``pd.concat`` of
+        the parts would give them, without its cost on every small lookup)."""
+        return self._frame(positions)

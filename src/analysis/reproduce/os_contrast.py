@@ -18,13 +18,16 @@ testbeds, or real hosts over SSH), per tool, mode, transport and metric:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from analysis.config import raw_dir as default_raw_dir
 from analysis.figures.exploration import SIZE_FACTORS, ok_runs
+from analysis.ingest.campaign import current_fingerprint, processed_dir_for
 from analysis.reproduce.claims import Claim
 from analysis.reproduce.mirrors import load_mirror, mirror_available
 from analysis.stats import adjust, factorial_anova, t_test
@@ -68,7 +71,22 @@ def study_os_claims(claims: list[Claim], campaign: str = OS_CAMPAIGN, raw_dir: P
     """A study's OS claims beside our campaign's OS contrast, or None when that campaign is not here."""
     if not mirror_available(campaign, raw_dir):
         return None
-    return beside_study_claims(claims, os_contrasts(load_mirror(campaign, raw_dir).runs))
+    return beside_study_claims(claims, campaign_contrasts(campaign, raw_dir))
+
+
+def campaign_contrasts(campaign: str = OS_CAMPAIGN, raw_dir: Path | None = None) -> pd.DataFrame:
+    """:func:`os_contrasts` of a campaign's runs, worked out once per version of
+    its raw files in a process: the report's study pages run one after the other
+    in a kernel of its own, and each set its claims beside the same contrasts
+    (about a second of CPU each). Each caller gets its own copy."""
+    folder = raw_dir or default_raw_dir()
+    version = current_fingerprint(folder / campaign, processed_dir_for(folder / campaign))
+    return _contrasts(campaign, str(folder), version).copy()
+
+
+@lru_cache(maxsize=2)
+def _contrasts(campaign: str, raw_dir: str, version: str) -> pd.DataFrame:
+    return os_contrasts(load_mirror(campaign, Path(raw_dir)).runs)
 
 
 def version_order(levels) -> list[str]:

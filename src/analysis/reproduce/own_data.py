@@ -202,11 +202,14 @@ def _evaluate(claim: Claim, dataset: Dataset, runs: pd.DataFrame, fixed: dict, c
             "adaptation": "; ".join(notes)}
 
 
-def _published(verdicts: pd.DataFrame | None, claim_id: str) -> str:
+def _published(verdicts: pd.DataFrame | None) -> dict[str, str]:
+    """Each claim's verdict from the study's published numbers, by claim id (the first row of an id)."""
     if verdicts is None or verdicts.empty:
-        return ""
-    row = verdicts[verdicts["id"] == claim_id]
-    return "" if row.empty else f"{row['verdict'].iloc[0]} ({row['class'].iloc[0]})"
+        return {}
+    found: dict[str, str] = {}
+    for claim_id, verdict, kind in zip(verdicts["id"], verdicts["verdict"], verdicts["class"]):
+        found.setdefault(claim_id, f"{verdict} ({kind})")
+    return found
 
 
 def own_data_table(study: str, verdicts: pd.DataFrame | None = None, raw_dir: Path | None = None,
@@ -223,13 +226,14 @@ def own_data_table(study: str, verdicts: pd.DataFrame | None = None, raw_dir: Pa
     claims = record.claims.claims
     runs = mirror_runs(dataset_name, raw_dir) if mirror_available(dataset_name, raw_dir) else None
     fixed, constants = study_scope(record), study_constants(record)
+    published = _published(verdicts)
     rows = []
     for claim in claims:
         ours = (_evaluate(claim, dataset, runs, fixed, constants) if runs is not None else
                 {"our_verdict": Verdict.NOT_COMPARABLE, "our_summary": f"our dataset {dataset_name} is not available",
                  "our_test": "", "adaptation": ""})
         rows.append({"id": claim.id, "statement": claim.quote, "study_verdict": claim.study_verdict,
-                     "published_verdict": _published(verdicts, claim.id), "dataset": dataset_name, **ours})
+                     "published_verdict": published.get(claim.id, ""), "dataset": dataset_name, **ours})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

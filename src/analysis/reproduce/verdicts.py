@@ -127,14 +127,15 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     index, factor = record.index, claim.compared.factor
     level_a, level_b = _two_levels(claim)
     key_a, key_b = {**cell, factor: level_a}, {**cell, factor: level_b}
-    rows_of = (lambda key: index.rows.iloc[:0]) if claim.cross_cell else (
-        lambda key: index.cell_rows(claim.metric, key, MEAN_STATS))  # a cross-cell claim: its evidence only
-    found_a, mixed_a = _one_scope(rows_of(key_a), key_a)
-    found_b, mixed_b = _one_scope(rows_of(key_b), key_b)
+    if claim.cross_cell:  # a cross-cell claim: its evidence only, no side's own cell
+        (found_a, mixed_a), (found_b, mixed_b) = (index.rows.iloc[:0], ""), (index.rows.iloc[:0], "")
+    else:
+        found_a, mixed_a = index.scoped_cell_rows(claim.metric, key_a, MEAN_STATS)
+        found_b, mixed_b = index.scoped_cell_rows(claim.metric, key_b, MEAN_STATS)
     mean_a, note_a = single_value(found_a)
     mean_b, note_b = single_value(found_b)
-    sd_a, _ = single_value(_one_scope(index.cell_rows(claim.metric, key_a, ("sd",)), key_a)[0])
-    sd_b, _ = single_value(_one_scope(index.cell_rows(claim.metric, key_b, ("sd",)), key_b)[0])
+    sd_a, _ = single_value(index.scoped_cell_rows(claim.metric, key_a, ("sd",))[0])
+    sd_b, _ = single_value(index.scoped_cell_rows(claim.metric, key_b, ("sd",))[0])
     out: dict[str, Any] = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
            "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
            "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
@@ -236,19 +237,6 @@ def _in_summary(record: Record, row_id: str) -> bool:
     restating = record.design.get("restating_sections") or []
     return is_headline(record, f"{record.study}.txt, {locator}") or any(
         section == s or section.startswith(s + ".") for s in restating)
-
-
-def _one_scope(found: pd.DataFrame, key: dict) -> tuple[pd.DataFrame, str]:
-    """The rows printed for a cell, refused when they span levels of a factor the
-    cell does not fix (a claim silent on transport judged on TCP's number and UDP's):
-    which of them the claim speaks of is not known."""
-    for column in KEY_COLUMNS:
-        if column in key or column not in found:
-            continue
-        levels = {str(v) for v in found[column] if pd.notna(v) and str(v) != ""}
-        if len(levels) > 1:
-            return found.iloc[0:0], f"printed for several {column} levels ({', '.join(sorted(levels))}): not used"
-    return found, ""
 
 
 def _missing(claim: Claim, c: dict) -> str:
@@ -424,7 +412,7 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
         if found is None:
             continue
         verdict, why = found
-        used = pd.concat([rows_a, rows_b])
+        used = record.index.rows_at(rows_a + rows_b)
         restated = all(same_sentence(claim.quote, t) for t in used["snippet"]) or all(
             _in_summary(record, r) for r in used["id"])
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
@@ -512,11 +500,12 @@ def _printed_extremes(claim: Claim, record: Record, group_cells: list[dict],
     can only raise a printed peak or lower a printed minimum: a mean alone is no
     peak (the curve may peak at a size the text gives no number for)."""
     factor = claim.compared.factor
-    lo, hi, rows = record.index.extremes(claim.metric, {**group_cells[0]["_key"], factor: level})
+    lo, hi, positions = record.index.extremes(claim.metric, {**group_cells[0]["_key"], factor: level})
+    rows = record.index.rows_at(positions)
     if claim.over_sizes not in ("peak", "lowest"):
         return lo, hi, rows
     keys = [{**c["_cell"], factor: level} for c in group_cells if "size_bytes" in c["_cell"]]
-    frames = {stat: [_one_scope(record.index.cell_rows(claim.metric, key, (stat,)), key)[0] for key in keys]
+    frames = {stat: [record.index.scoped_cell_rows(claim.metric, key, (stat,))[0] for key in keys]
               for stat in ("max", "min", "mean")}
     found = {stat: pd.concat([rows.iloc[:0], *f]) for stat, f in frames.items()}
     values = {stat: found[stat]["value"].astype(float).tolist() for stat in found}
@@ -651,6 +640,8 @@ def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
             holds_at = group if verdict == Verdict.AGREES else []
         else:
             verdict, holds_at = _quantified(claim.over_sizes or OVER_SIZES, group, printed, key)
+            if verdict == Verdict.INCONCLUSIVE and holds_at:  # supported at some sizes, refuted at none
+                verdict = Verdict.SUPPORTED_WHERE_PRINTED
         verdicts.append(verdict)
         holding += holds_at
     return over_groups(claim.holds, verdicts), holding
