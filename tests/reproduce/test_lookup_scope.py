@@ -99,3 +99,15 @@ def test_a_section_that_restates_findings_is_no_independent_evidence():
     assert verdict(plain)["verdict"] == "agrees"
     plain.design["restating_sections"] = ["section 6"]
     assert verdict(plain)["verdict"] == "restated"
+
+
+def test_a_difference_that_is_the_peaks_apart_shows_the_order_at_the_peaks_only():
+    """'IPv4 reached 652 Mbps while IPv6 reached 568 … IPv4 is higher by 84 Mbps': no overall difference."""
+    peaks = [row(1, ip_version=4, statistic="max", value=652.0, snippet="IPv4 reached the highest of 652Mbps"),
+             row(2, ip_version=6, statistic="max", value=568.0, snippet="while IPv6 reached 568Mbps")]
+    gap = row(3, ip_version=4, statistic="diff", value=84.0, unit="Mbps", larger_side="subject", compared_to="IPv6",
+              snippet="IPv4 is much higher than IPv6 by 84Mbps difference")
+    overall = claim(per=[], quote="IPv4 had higher bandwidth than IPv6")
+    assert verdict(record(peaks + [gap], [overall], sizes=(128, 256, 1408)))["verdict"] == "agrees where printed"
+    other_gap = gap | {"value": 50.0, "value_as_printed": "50", "snippet": "IPv4 is higher than IPv6 by 50Mbps overall"}
+    assert verdict(record(peaks + [other_gap], [overall], sizes=(128, 256, 1408)))["verdict"] == "agrees"
