@@ -176,3 +176,17 @@ def test_cpu_percent():
     assert cpu_percent(CpuSample(100, 1000), CpuSample(100, 1000)) is None
     s = cpu_sample()
     assert 0 <= s.busy <= s.total
+
+
+def test_an_iperf3_json_that_reports_an_error_fails_the_run_even_with_exit_status_0():
+    """iperf3 3.12 exited 0 after the server reset its control connection (a genuine output)."""
+    from analysis.collect.campaign import _failure
+    from analysis.collect.runners import StepResult
+    fixture = Path(__file__).parents[1] / "fixtures" / "iperf3" / "error_control_reset_exit0_json.json"
+    step = Step(["iperf3", "-c", "::1", "-p", "16201", "-t", "1", "--json", "-6", "-u", "-b", "100M"], 10.0, "")
+    res = StepResult(step, 0, fixture.read_bytes(), b"", 0.0, 1.0)
+    assert res.tool_error() == "iperf3 reported: unable to receive control message: Connection reset by peer"
+    assert _failure(res).endswith("iperf3 reported: unable to receive control message: Connection reset by peer")
+    good = Path(__file__).parents[1] / "fixtures" / "iperf3" / "concatenated_two_runs_json.json"
+    assert StepResult(step, 0, b'{"start": {}, "intervals": [], "end": {"sum": {}}}', b"", 0.0, 1.0).tool_error() is None
+    assert StepResult(Step(["netperf", "-H", "::1"], 10.0, ""), 0, good.read_bytes(), b"", 0.0, 1.0).tool_error() is None

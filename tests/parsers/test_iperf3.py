@@ -498,6 +498,8 @@ def test_v39_one_way_run_is_not_bidir():
     ("error_parameter_json.txt", "text-client", "parameter error - must either be a client (-c) or server (-s)"),
     # Ctrl-C in a terminal: the echoed ^C starts the JSON
     ("error_interrupted_json.json", "json-client", "interrupt - the client has terminated"),
+    # the server reset the control connection; the client still exited 0
+    ("error_control_reset_exit0_json.json", "json-client", "unable to receive control message: Connection reset by peer"),
 ])
 def test_error_outputs_give_the_tools_reason(name, variant, reason):
     r = load(name)

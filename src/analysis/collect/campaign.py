@@ -347,7 +347,7 @@ class Collector:
         for step in steps:
             res = run_step(step, cwd=servers.cwd)
             results.append(res)
-            if res.exit_status != 0:
+            if res.exit_status != 0 or res.tool_error():
                 servers.restart(r.tool)  # a failed client can leave a server wedged
                 return Outcome("failed", _failure(res), results)
         for p in servers.cwd.glob(f"{tag}.*"):
@@ -364,7 +364,7 @@ class Collector:
         for i, step in enumerate(steps):
             res = bed.execute(step, tag, i)
             results.append(res)
-            if res.exit_status != 0:
+            if res.exit_status != 0 or res.tool_error():
                 servers.restart(r.tool)
                 outcome = Outcome("failed", _failure(res), results)
                 break
@@ -562,7 +562,7 @@ def _first_free(path: Path) -> Path:
 
 def _failure(res: StepResult) -> str:
     why = (f"killed after {res.ended - res.started:.0f} s (timeout)" if res.exit_status is None
-           else f"exit status {res.exit_status}")
+           else f"exit status {res.exit_status}" if res.exit_status != 0 else res.tool_error())
     return f"{res.step.label}: {why}" + (f" on {res.host}" if res.host else "")
 
 

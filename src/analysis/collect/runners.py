@@ -9,6 +9,7 @@ expiry only that group is killed, so a hung run cannot take other work with it.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import shutil
@@ -64,6 +65,18 @@ class StepResult:
             self.saved_at = target
         else:
             save_output(self.saved_at, target, move=False)
+
+    def tool_error(self) -> str | None:
+        """The error an iperf3 JSON output reports: iperf3 3.12 can exit with status 0
+        after the server reset its control connection, leaving only ``"error"`` in the JSON."""
+        if "--json" not in self.step.argv and "-J" not in self.step.argv:
+            return None
+        text = self.output if self.file is None else (self.saved_at or self.file).read_bytes()
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            return None
+        return f"iperf3 reported: {doc['error']}" if isinstance(doc, dict) and doc.get("error") else None
 
     def write_into(self, out: BinaryIO) -> None:
         """Append the output to an open file, streamed."""
