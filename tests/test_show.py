@@ -5,6 +5,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
+import pytest
 
 from analysis.figures.claim_figures import draw_claims
 from analysis.ingest.campaign import load_campaign
@@ -35,12 +36,17 @@ def test_a_long_table_can_start_folded_and_an_empty_one_says_so():
     assert show.table(None, columns=["a", "a"]).frame.empty
 
 
-def test_each_claim_gets_its_figure_with_its_verdict(tmp_path):
+@pytest.fixture
+def demo_claims():
+    """demo-loopback's runs, design factors, hypothesis file and verdicts: what draw_claims needs."""
     data = load_campaign(ROOT / "data/raw/demo-loopback")
     runs = one_row_per_run(data.runs)
-    factors = overview.design_factors(data, runs)
     hypotheses = ROOT / "data/hypotheses/demo-loopback.yaml"
-    verdicts = evaluate_hypotheses(runs, hypotheses)
+    return data, runs, overview.design_factors(data, runs), hypotheses, evaluate_hypotheses(runs, hypotheses)
+
+
+def test_each_claim_gets_its_figure_with_its_verdict(tmp_path, demo_claims):
+    data, runs, factors, hypotheses, verdicts = demo_claims
     open_before = plt.get_fignums()
     claims = draw_claims(runs, hypotheses, tmp_path, campaign=data.name, synthetic=False, factors=factors,
                          verdicts=verdicts)
@@ -50,12 +56,8 @@ def test_each_claim_gets_its_figure_with_its_verdict(tmp_path):
     assert plt.get_fignums() == open_before  # every figure saved and closed
 
 
-def test_claim_figures_drawn_again_from_the_same_inputs_are_kept(tmp_path):
-    data = load_campaign(ROOT / "data/raw/demo-loopback")
-    runs = one_row_per_run(data.runs)
-    factors = overview.design_factors(data, runs)
-    hypotheses = ROOT / "data/hypotheses/demo-loopback.yaml"
-    verdicts = evaluate_hypotheses(runs, hypotheses)
+def test_claim_figures_drawn_again_from_the_same_inputs_are_kept(tmp_path, demo_claims):
+    data, runs, factors, hypotheses, verdicts = demo_claims
     draw = lambda table: draw_claims(runs, hypotheses, tmp_path, campaign=data.name, synthetic=False,  # noqa: E731
                                      factors=factors, verdicts=table)
     first = draw(verdicts)

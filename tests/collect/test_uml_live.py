@@ -89,6 +89,18 @@ def wait_for_runs(out: Path, runs: int, proc: subprocess.Popen, seconds: float =
     raise AssertionError(f"no {runs} runs within {seconds} s")
 
 
+def interrupted(proc: subprocess.Popen, stop) -> bytes:
+    """The collector's output after ``stop`` signalled it; killed should it outlive the test."""
+    try:
+        stop()
+        output, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return output
+
+
 def write_plan(tmp_path: Path, plan: Plan) -> Path:
     path = tmp_path / "plan.yaml"
     path.write_text(yaml.safe_dump(plan.model_dump(mode="json")))
@@ -145,14 +157,12 @@ def test_interrupt_stops_the_guests_and_resume_completes(tmp_path, sig):
     plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS, runs_per_cell=2)
     out = tmp_path / "interrupted"
     proc = start_collector(write_plan(tmp_path, plan), out)
-    try:
+
+    def after_one_run():
         wait_for_runs(out, 1, proc)
         proc.send_signal(sig)
-        output, _ = proc.communicate(timeout=90)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+
+    output = interrupted(proc, after_one_run)
     assert proc.returncode == 130, output.decode()[-2000:]
     assert f"interrupted by {sig.name}; testbeds torn down".encode() in output
     (prefix,) = prefixes_of(out)
@@ -229,13 +239,9 @@ def test_interrupt_while_booting_or_copying_back_leaves_nothing(tmp_path, moment
     plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS)
     out = tmp_path / moment
     proc = start_collector(write_plan(tmp_path, plan), out)
-    try:
-        prefix = stop_at(moment, proc, sig)
-        output, _ = proc.communicate(timeout=90)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    stopped: list[str] = []
+    output = interrupted(proc, lambda: stopped.append(stop_at(moment, proc, sig)))
+    (prefix,) = stopped
     assert proc.returncode == 130, output.decode()[-2000:]
     assert f"interrupted by {sig.name}; testbeds torn down".encode() in output
     assert leftovers(prefix) == []

@@ -26,7 +26,7 @@ import re
 
 import pandas as pd
 
-from analysis.reproduce.lookup import KEY_COLUMNS, Record
+from analysis.reproduce.lookup import KEY_COLUMNS, Record, half_unit
 from analysis.reproduce.pooled import said_of_a_group
 
 FINDING_COLUMNS = ["id", "rule", "severity", "source", "quote", "recomputation", "found_by"]
@@ -56,11 +56,6 @@ def _finding(record: Record, rule: str, severity: str, rows: list, text: str) ->
             "quote": " … ".join(quotes), "recomputation": text, "found_by": "cross-check"}
 
 
-def _decimals(printed: str) -> int:
-    text = str(printed).replace(",", "")
-    return len(text.split(".")[1]) if "." in text else 0
-
-
 UP_TO = ("max", "max_diff", "max_pct_diff")
 
 
@@ -75,7 +70,7 @@ def _within_the_groups_bound(group: pd.DataFrame) -> pd.DataFrame:
     if bound["value"].nunique() != 1:
         return group
     top = bound.iloc[0]
-    slack = 0.5 * 10 ** -_decimals(top["value_as_printed"])
+    slack = half_unit(top["value_as_printed"])
     return own if (own["value"] <= top["value"] + slack).all() else group
 
 
@@ -184,7 +179,7 @@ def percentages_follow(record: Record) -> list[dict]:
         if va == vb or min(va, vb) <= 0:
             continue
         candidates = {"(a − b)/a": 100 * abs(va - vb) / va, "(a − b)/b": 100 * abs(va - vb) / vb}
-        tolerance = 0.5 * 10 ** -_decimals(row["value_as_printed"]) + 1e-9
+        tolerance = half_unit(row["value_as_printed"]) + 1e-9
         if any(abs(v - row["value"]) <= tolerance for v in candidates.values()):
             continue
         nearest = min(candidates, key=lambda f: abs(candidates[f] - row["value"]))

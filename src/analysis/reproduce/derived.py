@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.reproduce.claims import Operand
-from analysis.reproduce.lookup import Record
+from analysis.reproduce.lookup import Record, half_unit
 
 DERIVED_COLUMNS = ["id", "quote", "source", "printed", "a", "b", "formula", "recomputed",
                    "status", "alternatives", "note"]
@@ -32,13 +32,9 @@ def apply(formula: str, a: float, b: float) -> float:
     return 100 * (a - b) / base
 
 
-def decimals(printed: str) -> int:
-    return len(printed.split(".")[1]) if "." in printed else 0
-
-
 def reproduces(value: float, printed: str) -> bool:
     """True when ``value`` rounds to ``printed`` at its printed precision."""
-    return abs(value - float(printed)) <= 0.5 * 10 ** -decimals(printed) + 1e-9
+    return abs(value - float(printed)) <= half_unit(printed) + 1e-9
 
 
 def recompute_derived(record: Record) -> pd.DataFrame:

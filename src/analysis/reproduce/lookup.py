@@ -119,6 +119,13 @@ def levels_named(text: str, factor: str, levels) -> set:
             if not any(other != level and str(level) in str(other) for other in named)}
 
 
+def half_unit(printed) -> float:
+    """Half a unit of the last printed digit ("0.19" -> 0.005): how far a value may lie
+    from a number and still be printed as it."""
+    text = str(printed).replace(",", "")
+    return 0.5 * 10 ** -(len(text.split(".")[1]) if "." in text else 0)
+
+
 _OF_EXTREMES = re.compile(r"\((minima|maxima)\)")
 
 
@@ -339,8 +346,7 @@ class RowIndex:
         hi_a, hi_b = self.extremes(metric, key)[1], self.extremes(metric, other)[1]
         if hi_a is None or hi_b is None or hi_a == hi_b:
             return False
-        printed = str(row["value_as_printed"])
-        slack = 0.5 * 10 ** -(len(printed.split(".")[1]) if "." in printed else 0)
+        slack = half_unit(row["value_as_printed"])
         value = float(row["value"])
         if row["statistic"] in DIFF_STATS:
             return abs(abs(hi_a - hi_b) - value) <= slack

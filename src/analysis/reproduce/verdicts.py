@@ -41,7 +41,7 @@ from analysis.verdicts.rules import (Verdict, aggregate, over_groups, sign_aggre
                                      where_printed)
 from analysis.verdicts.text import claim_text
 from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, MEAN_STATS, PCT_STATS, Record, level_label,
-                                      crosses, same_sentence, scope_conflicts, single_value)
+                                      crosses, half_unit, same_sentence, scope_conflicts, single_value)
 
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
@@ -208,8 +208,7 @@ def derived_from_quote(quote: str, row) -> bool:
     the same unit pair up (a figure number or a codec's name is no measurement)."""
     if row["statistic"] not in DIFF_STATS + PCT_STATS:
         return False
-    printed = str(row["value_as_printed"])
-    slack = 0.5 * 10 ** -(len(printed.split(".")[1]) if "." in printed else 0)
+    slack = half_unit(row["value_as_printed"])
     value = abs(float(row["value"]))
     own = [(float(n), u) for n, u in _MEASURED.findall(quote)]
     beside = [(float(n), u) for n, u in _MEASURED.findall(str(row["snippet"]))]
