@@ -22,7 +22,8 @@ from analysis.reproduce.verdicts import about_exceptions, restates
 def _in_scope(claim: Claim, record: Record, statistics) -> pd.DataFrame:
     """The record's rows of the claim's metric with ``statistics`` printed for its fixed scope
     (and, for a claim that names no application, for the experiments without one)."""
-    rows = record.rows[(record.rows["metric"] == claim.metric) & record.rows["statistic"].isin(statistics)]
+    rows = record.evidence_rows
+    rows = rows[(rows["metric"] == claim.metric) & rows["statistic"].isin(statistics)]
     for factor, value in {"application": None, **claim.scope}.items():
         if factor in rows:
             have = rows[factor].astype(object).where(rows[factor].notna(), "").astype(str)

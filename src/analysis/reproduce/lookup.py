@@ -16,6 +16,7 @@ import pandas as pd
 from analysis.reproduce.claims import ClaimsFile, Evidence, load_claims
 from analysis.reproduce.pooled import Similar, said_of_a_group, similar_statements
 from analysis.reproduce.published import load_designs, load_published
+from analysis.reproduce.stated_sizes import direction_rows, load_doubtful, load_stated_sizes
 
 KEY_COLUMNS = ("testbed", "os", "security", "ip_version", "transport", "size_bytes",
                "application", "host")
@@ -46,7 +47,27 @@ class Record:
     @cached_property
     def index(self) -> "RowIndex":
         """The rows indexed for lookups (built on first use)."""
-        return RowIndex(self.rows, similar_statements(self.claims))
+        return RowIndex(self.evidence_rows, similar_statements(self.claims), self.rows)
+
+    @cached_property
+    def references(self):
+        """The printed differences as edges between cells, for orders read through a
+        common reference (:mod:`analysis.reproduce.common_reference`)."""
+        from analysis.reproduce.common_reference import References  # it builds on this module
+        return References(self.index)
+
+    @cached_property
+    def evidence_rows(self) -> pd.DataFrame:
+        """The rows a claim may be judged on: all but those whose subject the text labels
+        doubtfully (:func:`load_doubtful`)."""
+        return self.rows[~self.rows["id"].isin(load_doubtful()["row"])]
+
+    @cached_property
+    def directions(self) -> "RowIndex":
+        """The orders printed differences state at sizes other than their own
+        (:mod:`analysis.reproduce.stated_sizes`), indexed like the rows."""
+        return RowIndex(direction_rows(self.evidence_rows, load_stated_sizes()), similar_statements(self.claims),
+                        self.rows)
 
     def design_value(self, name: str):
         for item in self.design.get("design", []):
@@ -214,8 +235,9 @@ class RowIndex:
     answer is kept, so a cell asked for by many claims is found once.
     """
 
-    def __init__(self, rows: pd.DataFrame, similar: list[Similar] | None = None):
+    def __init__(self, rows: pd.DataFrame, similar: list[Similar] | None = None, levels_of: pd.DataFrame | None = None):
         self.rows = rows
+        self._levels_of = rows if levels_of is None else levels_of  # the record whose levels name sides
         self._pooled = said_of_a_group(rows).tolist()
         self._similar: dict[tuple[str, str], list[Similar]] = {}  # by (metric, factor): most lookups meet none
         for statement in similar or []:
@@ -273,7 +295,8 @@ class RowIndex:
     def levels(self, factor: str) -> list:
         """The levels the record names for ``factor`` (for reading ``compared_to``)."""
         if factor not in self._levels:
-            self._levels[factor] = list(self.rows[factor].dropna().unique()) if factor in self.rows else []
+            of = self._levels_of
+            self._levels[factor] = list(of[factor].dropna().unique()) if factor in of else []
         return self._levels[factor]
 
     def _cell(self, metric: str, key: dict, statistics) -> list[int]:
@@ -351,6 +374,12 @@ class RowIndex:
         if row["statistic"] in DIFF_STATS:
             return abs(abs(hi_a - hi_b) - value) <= slack
         return any(abs(100 * abs(hi_a - hi_b) / base - value) <= slack for base in (hi_a, hi_b) if base)
+
+    def row(self, row_id: str) -> dict:
+        """The record row ``row_id`` (a plain dict)."""
+        if not hasattr(self, "_by_id"):
+            self._by_id = {r["id"]: r for r in self._records}
+        return self._by_id[row_id]
 
     def locator_of(self, row_id: str) -> str:
         """Where in the text the row ``row_id`` was printed (section, figure or table)."""

@@ -40,6 +40,7 @@ from analysis.verdicts.registration import POST_HOC
 from analysis.verdicts.rules import (Verdict, aggregate, over_groups, sign_aggregate, sign_verdict, tested_verdict,
                                      where_printed)
 from analysis.verdicts.text import claim_text
+from analysis.reproduce.stated_sizes import DIRECTION, source_row
 from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, MEAN_STATS, PCT_STATS, Record, level_label,
                                       crosses, half_unit, same_sentence, scope_conflicts, single_value)
 
@@ -138,7 +139,7 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     sd_b, _ = single_value(index.scoped_cell_rows(claim.metric, key_b, ("sd",))[0])
     out: dict[str, Any] = {"a": level_label(factor, level_a), "b": level_label(factor, level_b),
            "mean_a": mean_a, "mean_b": mean_b, "sd_a": sd_a, "sd_b": sd_b,
-           "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None,
+           "n": record.runs_per_point, "diff": None, "diff_source": "", "pct": None, "direction": None,
            "note": "; ".join(n for n in (note_a, note_b, mixed_a, mixed_b) if n), "snippets": [], "rows": []}
     row = None
     for ev in _evidence_for(claim, cell):
@@ -168,6 +169,8 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         if row is not None:
             out["diff_source"] = f"printed percentage ({row['locator']}: {row['value_as_printed']}%)"
             out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
+    if out["pct"] is None and out["diff"] is None or _restating_only(claim, record, out["rows"]):
+        _order_only(claim, record, out, key_a, key_b, accept)
     # a number known only from the claim's own sentence is no evidence for it, even beside an independent one
     out["restated"] = bool(out["snippets"]) and any(same_sentence(claim.quote, t) for t in out["snippets"])
     if out["restated"]:
@@ -179,6 +182,44 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         out["restated"] = True
         out["diff_source"] += " — the difference of the claim's own two numbers"
     return out
+
+
+def _order_only(claim: Claim, record: Record, out: dict, key_a: dict, key_b: dict, accept) -> None:
+    """Where no number is printed for the cell, or only a restatement, an order printed
+    independently decides it: a direction said of several sizes
+    (:mod:`.stated_sizes`), else one read through a common reference
+    (:mod:`.common_reference`). Only its sign is evidence."""
+    independent = lambda r: not restates(claim, record, r)  # noqa: E731
+    nothing = out["pct"] is None and out["diff"] is None
+    direction, row = record.directions.printed_difference(claim.metric, claim.compared.factor, key_a, key_b,
+                                                          (DIRECTION,), lambda r: not independent(r), accept)
+    if row is not None and (nothing or independent(row)):
+        through, source = [row], f"printed order, said of several sizes ({row['locator']}: {row['stated']})"
+    elif claim.cross_cell:
+        return
+    else:
+        direction, through = record.references.order(claim.metric, key_a, key_b, independent)
+        if direction is None:
+            return
+        source = "printed order through a common reference (" + "; ".join(map(_statement, through)) + ")"
+    out["diff"] = out["pct"] = None
+    out["direction"], out["diff_source"] = direction, source
+    out["snippets"], out["rows"] = [r["snippet"] for r in through], [source_row(r["id"]) for r in through]
+
+
+def _statement(row: dict) -> str:
+    """A printed difference in a few words: "section 5.3.1: Ubuntu, IPv6, DNS 2 % below Windows Server 2008"."""
+    subject = ", ".join(level_label(c, row[c]) for c in KEY_COLUMNS
+                        if c != "testbed" and row.get(c) is not None and pd.notna(row[c]) and str(row[c]) != "")
+    way = {"subject": "above", "compared": "below"}[str(row["larger_side"])]
+    return f"{row['locator']}: {subject} {row['value_as_printed']} {row['unit']} {way} {row['compared_to']}"
+
+
+def _restating_only(claim: Claim, record: Record, row_ids: list[str]) -> bool:
+    """The cell's evidence is all restatement (the claim's sentence, the summary): an
+    independent order printed for the cell then decides it instead."""
+    rows = [record.index.row(r) for r in row_ids]
+    return bool(rows) and all(restates(claim, record, r) for r in rows)
 
 
 def _across(claim: Claim, index):
@@ -193,7 +234,7 @@ def restates(claim: Claim, record: Record, row) -> bool:
     """A printed row that restates the claim (its own sentence, the study's summary, or a
     difference of two numbers the claim itself prints): taken only when nothing
     independent is printed for the cell."""
-    return (same_sentence(claim.quote, str(row["snippet"])) or _in_summary(record, row["id"])
+    return (same_sentence(claim.quote, str(row["snippet"])) or _in_summary(record, source_row(row["id"]))
             or derived_from_quote(claim.quote, row))
 
 
@@ -263,7 +304,7 @@ def _classify(claim: Claim, c: dict) -> str:
         return Verdict.UNJUDGED
     if c["diff"] is not None and None not in (c["sd_a"], c["sd_b"], c["n"]) and not c["restated"]:
         return "tested"
-    if c["diff"] is not None or c["pct"] is not None:
+    if c["diff"] is not None or c["pct"] is not None or c.get("direction") is not None:
         return "descriptive"
     return Verdict.UNJUDGED
 
@@ -296,7 +337,7 @@ def _tost(c: dict, margin: float) -> dict:
 
 
 def _descriptive_verdict(claim: Claim, c: dict) -> str:
-    value = c["diff"] if c["diff"] is not None else c["pct"]
+    value = next(v for v in (c["diff"], c["pct"], c.get("direction"), 0.0) if v is not None)
     if claim.sense == "equivalent" and c["diff"] is None:
         return Verdict.UNJUDGED
     return sign_verdict(claim.sense, value, claim.margin, restated=c.get("restated", False))

@@ -1,0 +1,122 @@
+"""The order of two cells read through a third that the text compares both with.
+
+"Windows Server 2008 was ... 2 % lower than Fedora" and "Windows 7 ... 10 % lower
+than Fedora" print no Windows 7 / Windows Server 2008 difference, but order the
+two: Windows 7 is the lower. Likewise a chain: "OpenSUSE IPv6 was 2 % higher than
+Ubuntu IPv4" and "Ubuntu IPv4 was 5 % higher than IPv6" put OpenSUSE IPv6 above
+Ubuntu IPv6. Only the order is evidence (the percentages' bases differ), and only
+when it is beyond the printed precision: of opposite signs, or of one sign with
+both statements read the same way round (each side against the reference, or the
+reference against each) and apart by more than half a unit of each printed digit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from analysis.reproduce.lookup import DIFF_STATS, KEY_COLUMNS, PCT_STATS, RowIndex, half_unit, levels_named, side_sign
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One printed difference seen from one side: that side minus the reference."""
+
+    reference: tuple
+    signed: float
+    kind: tuple  # (pct or diff, unit): only like numbers are set side by side
+    reference_is_subject: bool
+    slack: float
+    row: dict
+
+
+def _plain(value):
+    if value is None or (not isinstance(value, str) and pd.isna(value)) or str(value) == "":
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class References:
+    """Every printed difference of a metric as an edge between its subject's cell and
+    the cell its ``compared_to`` names (the subject's own level where it names none)."""
+
+    def __init__(self, index: RowIndex):
+        self._index = index
+        self._by_metric: dict[str, tuple[list[tuple[tuple, tuple, dict]], dict, dict]] = {}
+
+    def _pairs(self, metric: str) -> tuple[list[tuple[tuple, tuple, dict]], dict, dict]:
+        """The metric's edges, and where each cell column's level occurs among their
+        subjects and referents (so a cell's edges are found by set intersection)."""
+        if metric not in self._by_metric:
+            pairs = []
+            for row in self._index.rows.to_dict("records"):
+                if row["metric"] != metric or row["statistic"] not in DIFF_STATS + PCT_STATS \
+                        or side_sign(row) is None:
+                    continue
+                referent = self._referent(row)
+                subject = tuple(_plain(row.get(c)) for c in KEY_COLUMNS)
+                if referent is not None and referent != subject:
+                    pairs.append((subject, referent, row))
+            by_subject: dict[tuple, set[int]] = {}
+            by_referent: dict[tuple, set[int]] = {}
+            for n, (subject, referent, _) in enumerate(pairs):
+                for i, (s_level, r_level) in enumerate(zip(subject, referent)):
+                    by_subject.setdefault((i, s_level), set()).add(n)
+                    by_referent.setdefault((i, r_level), set()).add(n)
+            self._by_metric[metric] = (pairs, by_subject, by_referent)
+        return self._by_metric[metric]
+
+    def _referent(self, row: dict) -> tuple | None:
+        """The cell ``compared_to`` names: None when it names two levels of a factor."""
+        text = str(row.get("compared_to", "") or "")
+        cell = []
+        for column in KEY_COLUMNS:
+            named = levels_named(text, column, self._index.levels(column)) if text else set()
+            if len(named) > 1:
+                return None
+            cell.append(_plain(next(iter(named))) if named else _plain(row.get(column)))
+        return tuple(cell)
+
+    def _edges(self, metric: str, key: dict, independent) -> list[Edge]:
+        key = {"size_bytes": None, **key}
+        wanted = [(i, _plain(key[c])) for i, c in enumerate(KEY_COLUMNS) if c in key]
+        pairs, by_subject, by_referent = self._pairs(metric)
+        subject_fits = set.intersection(*(by_subject.get(w, set()) for w in wanted))
+        referent_fits = set.intersection(*(by_referent.get(w, set()) for w in wanted))
+        edges = []
+        for n in sorted(subject_fits ^ referent_fits):
+            subject, referent, row = pairs[n]
+            if not independent(row):
+                continue
+            kind = ("pct" if row["statistic"] in PCT_STATS else "diff", row["unit"])
+            value = side_sign(row) * float(row["value"])
+            slack = half_unit(row["value_as_printed"])
+            if n in subject_fits:
+                edges.append(Edge(referent, value, kind, False, slack, row))
+            else:
+                edges.append(Edge(subject, -value, kind, True, slack, row))
+        return edges
+
+    def order(self, metric: str, key_a: dict, key_b: dict, independent=lambda row: True) -> tuple[int | None, list[dict]]:
+        """+1 when a is above b, -1 below, through every reference both are compared with
+        (None when none orders them, or two references disagree), and the rows used."""
+        found: dict[int, list[dict]] = {}
+        for a in self._edges(metric, key_a, independent):
+            for b in self._edges(metric, key_b, independent):
+                if a.reference != b.reference or a.kind != b.kind:
+                    continue
+                gap = a.signed - b.signed
+                same_sign = (a.signed > 0) == (b.signed > 0) and a.signed != 0 and b.signed != 0
+                if same_sign and a.reference_is_subject != b.reference_is_subject:
+                    continue  # percentages of different bases: their sizes do not compare
+                if abs(gap) <= a.slack + b.slack:
+                    continue
+                found.setdefault(1 if gap > 0 else -1, []).extend([a.row, b.row])
+        if len(found) != 1:
+            return None, []
+        sign, rows = next(iter(found.items()))
+        return sign, rows
