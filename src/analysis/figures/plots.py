@@ -230,12 +230,31 @@ def allocation_of_variation(anova: pd.DataFrame, *, campaign: str, synthetic: bo
     (Jain's allocation of variation), from :func:`analysis.stats.factorial_anova`."""
     shares = anova.set_index("term")["share"].sort_values()
     fig, ax = _axes(None)
-    ax.barh([str(i) for i in shares.index], 100 * shares.to_numpy(), color=sns.color_palette(PALETTE)[0])
+    terms = [str(i) for i in shares.index]
+    ax.barh(terms, 100 * shares.to_numpy(), color=sns.color_palette(PALETTE)[0])
+    _widen_for(fig, terms)
     ax.set_xlabel("Share of total variation (%)")
     if title:
         ax.set_title(title)
     caption(fig, campaign, synthetic, "Sum of squares of each term / total sum of squares")
     return fig
+
+
+def _widen_for(fig: plt.Figure, labels: Sequence[str]) -> None:
+    """Widen ``fig`` on the left, its axes as wide as before, so that its y tick
+    ``labels`` fit in it: labels past the figure's edge (an interaction term
+    of four factors) made :func:`save` draw the figure a second time."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    prop = FontProperties(size=plt.rcParams["ytick.labelsize"])
+    longest = max((TextToPath().get_text_width_height_descent(t, prop, ismath=False)[0] for t in labels), default=0)
+    width, height = fig.get_size_inches()
+    left, right = fig.subplotpars.left * width, (1 - fig.subplotpars.right) * width  # inches
+    extra = longest / 72 + 0.25 - left  # points to inches, and room for the ticks' pad
+    if extra > 0:
+        fig.set_size_inches(width + extra, height)
+        fig.subplots_adjust(left=(left + extra) / (width + extra), right=1 - right / (width + extra))
 
 
 def _axes(ax: plt.Axes | None) -> tuple[plt.Figure, plt.Axes]:
@@ -297,6 +316,6 @@ def _png_drawn_once(fig: plt.Figure, path: Path) -> Bbox | None:
     pixels = np.asarray(canvas.buffer_rgba())
     rows, cols = slice(max(top, 0), min(bottom, height)), slice(max(left, 0), min(right, width))
     image[rows.start - top:rows.stop - top, cols.start - left:cols.stop - left] = pixels[rows, cols]
-    mimage.imsave(path, image, format="png", dpi=SAVE_DPI, metadata=SAVE_METADATA["png"],
-                  pil_kwargs={"compress_level": PNG_COMPRESSION})
+    mimage.imsave(path, image, format="png", dpi=SAVE_DPI,  # None drops matplotlib's "Software" entry
+                  metadata=SAVE_METADATA["png"], pil_kwargs={"compress_level": PNG_COMPRESSION})  # type: ignore[arg-type]
     return None
