@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
@@ -173,7 +174,8 @@ def _anova_figures(data: pd.DataFrame, metric: str, factors: list[str], out: Pat
     design, order = fit
     if table is None or abs(table["df"].sum() - (len(data) - 1)) > 1e-6:  # none given, or not of these runs
         table = factorial_anova(data, metric, design, order=order)
-    title = f"{tool}: {F.label(metric)} ~ {(' × ' if order > 1 else ' + ').join(design)}"
+    # wrapped as the claim figures' titles are: a model of five factors ran past the figure's edges
+    title = textwrap.fill(f"{tool}: {F.label(metric)} ~ {(' × ' if order > 1 else ' + ').join(design)}", 75)
     drawn = [_save(F.allocation_of_variation(table, title=title, **prov), out, tool, metric, f"variation_{suffix}")]
     cells = data.groupby(design, dropna=False).ngroup()
     residuals = standardised_residuals(data[metric].to_numpy(), cells.to_numpy())
