@@ -64,21 +64,28 @@ def paper_text():
 
 
 @pytest.fixture(scope="session")
-def built_papers(tmp_path_factory):
+def papers_build(tmp_path_factory):
     """Every study's page and the overview, built as `netrepro report` builds
-    them (one kernel for all), and the index: once per test session."""
+    them (one kernel for all), and the index: once per test session. The
+    output folder, and what ``build_paper`` returned for each page."""
     from analysis.report.pipeline import KernelPool, build_paper, write_index_from
     from analysis.reproduce.claims import studies
 
     out = tmp_path_factory.mktemp("papers")
     kernels = KernelPool()
     try:
-        for name in [*studies(), "00_overview"]:
-            build_paper(name, out, echo=lambda *_: None, kernels=kernels)
+        reports = {name: build_paper(name, out, echo=lambda *_: None, kernels=kernels)
+                   for name in [*studies(), "00_overview"]}
     finally:
         kernels.close()
     write_index_from(out)
-    return out
+    return out, reports
+
+
+@pytest.fixture(scope="session")
+def built_papers(papers_build):
+    """The folder of ``papers_build``: every study page, the overview and the index."""
+    return papers_build[0]
 
 
 @pytest.fixture(scope="session")
