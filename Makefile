@@ -36,11 +36,13 @@ pdf: report
 	$(BIN)/python -m analysis.report.pdf reports
 
 # The layers (import-linter), the types (mypy), then the tests on two workers;
-# --dist loadfile keeps each notebook (nbval) and each test file on one worker.
+# --dist loadfile keeps each notebook (nbval) and each test file on one worker;
+# --no-loadscope-reorder hands out the files longest first (tests/conftest.py's
+# LONG_FIRST) instead of most tests first, so no worker idles at the end.
 test: setup
 	$(BIN)/lint-imports
 	$(BIN)/mypy src/analysis
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The quick loop while working: no notebooks (nbval), no live network
 # namespaces or tool runs, nothing marked slow; under a minute on two cores.

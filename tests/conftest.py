@@ -42,6 +42,30 @@ def pytest_unconfigure(config):  # noqa: D103 - pytest hook
     shutil.rmtree(config.hypothesis_home, ignore_errors=True)
 
 
+# The files that take longest (wall time of a `make test` on 2 cores, 2026-12-02: the UML
+# guests 560 s under load, the study pages 390 s, the simulations 120-180 s, the live
+# campaigns, the heaviest notebooks), longest first. Under `--dist loadfile
+# --no-loadscope-reorder` a worker takes whole files in this order, so the long ones
+# start first and the short ones fill in at the end; pytest-xdist's own order (most
+# tests first) left the single-test calibration for last while the other worker idled.
+LONG_FIRST = (
+    "tests/collect/test_uml_live.py", "tests/test_pipeline.py", "tests/verdicts/test_sequential_simulation.py",
+    "tests/collect/test_ssh_live.py", "tests/verdicts/test_calibration.py", "tests/collect/test_live.py",
+    "notebooks/04_figures.ipynb", "notebooks/papers/study.ipynb", "tests/test_explorer.py",
+    "tests/test_nbval_outputs.py", "tests/reproduce/test_own_data.py", "tests/parsers/test_fuzz.py",
+    "tests/test_packets.py", "tests/reproduce/test_evaluator.py", "tests/reproduce/test_scope.py",
+    "notebooks/03_hypotheses.ipynb",
+)
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: D103 - pytest hook
+    missing = [path for path in LONG_FIRST if not (REPO / path).is_file()]
+    if missing:  # renamed: say so rather than fall back to an unbalanced order unnoticed
+        raise pytest.UsageError(f"tests/conftest.py: LONG_FIRST names {missing}, which do not exist")
+    rank = {path: i for i, path in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: each file's own order kept
+
+
 def normalise(text: str) -> str:
     """Whitespace-insensitive text, as docs/reproductions.md promises for quotes."""
     return re.sub(r"\s+", " ", text).strip()
@@ -64,21 +88,28 @@ def paper_text():
 
 
 @pytest.fixture(scope="session")
-def built_papers(tmp_path_factory):
+def papers_build(tmp_path_factory):
     """Every study's page and the overview, built as `netrepro report` builds
-    them (one kernel for all), and the index: once per test session."""
+    them (one kernel for all), and the index: once per test session. The
+    output folder, and what ``build_paper`` returned for each page."""
     from analysis.report.pipeline import KernelPool, build_paper, write_index_from
     from analysis.reproduce.claims import studies
 
     out = tmp_path_factory.mktemp("papers")
     kernels = KernelPool()
     try:
-        for name in [*studies(), "00_overview"]:
-            build_paper(name, out, echo=lambda *_: None, kernels=kernels)
+        reports = {name: build_paper(name, out, echo=lambda *_: None, kernels=kernels)
+                   for name in [*studies(), "00_overview"]}
     finally:
         kernels.close()
     write_index_from(out)
-    return out
+    return out, reports
+
+
+@pytest.fixture(scope="session")
+def built_papers(papers_build):
+    """The folder of ``papers_build``: every study page, the overview and the index."""
+    return papers_build[0]
 
 
 @pytest.fixture(scope="session")

@@ -215,12 +215,13 @@ def test_report_in_a_real_browser(served, browser, tmp_path):
     assert "What became of every file" in browser.find_element(By.TAG_NAME, "body").text
 
 
-@pytest.mark.slow  # a whole study notebook through papermill (~13 s)
-def test_a_study_reproduction_runs_headless(tmp_path):
-    from analysis.report.pipeline import build_paper
-
-    report = build_paper("002_6c0e8c5c95705e2f", tmp_path, echo=lambda *_: None)
-    assert report.html == tmp_path / "papers" / "002_6c0e8c5c95705e2f" / "report.html"
+@pytest.mark.slow  # every study page is built once per session (minutes)
+def test_a_study_reproduction_runs_headless(papers_build):
+    """A study's notebook run headless through papermill, as the session's build
+    (``papers_build``) ran it: its page, figures and tables where the report keeps them."""
+    out, reports = papers_build
+    report = reports["002_6c0e8c5c95705e2f"]
+    assert report.html == out / "papers" / "002_6c0e8c5c95705e2f" / "report.html"
     assert report.figures and report.tables
     assert "002_6c0e8c5c95705e2f" in report.html.read_text()
 
