@@ -51,6 +51,9 @@ def test_a_chain_through_the_reference_orders_opposite_signs():
     # within the printed precision of both numbers: no order
     [_row("r1", "Windows Server 2008", 2, "Fedora", larger="compared"),
      _row("r2", "Windows 7", 2.4, "Fedora", larger="compared", printed="2")],
+    # 1.8 and 1.7, each to a tenth: a gap of 0.1 is within their precision (and not 0.10000000000000009)
+    [_row("r1", "Windows Server 2008", 1.7, "Fedora", larger="compared"),
+     _row("r2", "Windows 7", 1.8, "Fedora", larger="compared")],
     # one sign, read different ways round: the percentages' bases differ
     [_row("r1", "Windows Server 2008", 2, "Fedora", larger="compared"),
      _row("r2", "Fedora", 10, "Windows 7")],
@@ -131,3 +134,8 @@ def test_a_doubtfully_labelled_row_is_no_evidence():
     row, cells = _verdict("C1043")  # a number of the second "Linux Ubuntu" bullet decided it before
     assert not any(r in doubtful["row"].tolist() for c in cells for r in c["rows"])
     assert "common reference" in cells[0]["diff_source"]  # Figure 5-3-28's, both against Windows 7 on CSa
+
+
+def test_the_other_half_of_a_sentence_the_layout_split_restates_the_claim():
+    row, cells = _verdict("C718")  # "... however, 8%" [other lines] "less than Fedora and only 2% less than ..."
+    assert row["verdict"] == "restated"

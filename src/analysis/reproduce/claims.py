@@ -75,6 +75,9 @@ class Claim(_Strict):
     note: str = ""
     kind: Literal["comparison", "trend", "exception", "equivalence", "cause"] = "comparison"
     rows: list[str] = []  # ids of every published number that bears on the claim (for or against)
+    # rows printed in the claim's own sentence where the text's layout splits it (a two-column page
+    # put other lines between its halves): restatements of the claim, like its quote
+    sentence_rows: list[str] = []
     testable: bool = True
     reason: str = ""      # why it is not testable, or what a reader must know
     # the two sides differ in a factor the scope leaves open ("Ubuntu IPv4 against Fedora IPv6"):

@@ -113,7 +113,7 @@ class References:
                 same_sign = (a.signed > 0) == (b.signed > 0) and a.signed != 0 and b.signed != 0
                 if same_sign and a.reference_is_subject != b.reference_is_subject:
                     continue  # percentages of different bases: their sizes do not compare
-                if abs(gap) <= a.slack + b.slack:
+                if abs(gap) <= a.slack + b.slack + 1e-9:  # 1.8 - 1.7 is 0.10000000000000009
                     continue
                 found.setdefault(1 if gap > 0 else -1, []).extend([a.row, b.row])
         if len(found) != 1:

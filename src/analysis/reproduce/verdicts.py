@@ -172,7 +172,8 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     if out["pct"] is None and out["diff"] is None or _restating_only(claim, record, out["rows"]):
         _order_only(claim, record, out, key_a, key_b, accept)
     # a number known only from the claim's own sentence is no evidence for it, even beside an independent one
-    out["restated"] = bool(out["snippets"]) and any(same_sentence(claim.quote, t) for t in out["snippets"])
+    out["restated"] = bool(out["snippets"]) and (any(same_sentence(claim.quote, t) for t in out["snippets"])
+                                                 or any(r in claim.sentence_rows for r in out["rows"]))
     if out["restated"]:
         out["diff_source"] += " — the claim's own sentence"
     elif out["rows"] and all(_in_summary(record, r) for r in out["rows"]):
@@ -234,7 +235,8 @@ def restates(claim: Claim, record: Record, row) -> bool:
     """A printed row that restates the claim (its own sentence, the study's summary, or a
     difference of two numbers the claim itself prints): taken only when nothing
     independent is printed for the cell."""
-    return (same_sentence(claim.quote, str(row["snippet"])) or _in_summary(record, source_row(row["id"]))
+    return (same_sentence(claim.quote, str(row["snippet"])) or source_row(row["id"]) in claim.sentence_rows
+            or _in_summary(record, source_row(row["id"]))
             or derived_from_quote(claim.quote, row))
 
 
