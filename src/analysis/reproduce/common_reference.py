@@ -93,7 +93,7 @@ class References:
             if not independent(row):
                 continue
             kind = ("pct" if row["statistic"] in PCT_STATS else "diff", row["unit"])
-            value = side_sign(row) * float(row["value"])
+            value = (side_sign(row) or 0) * float(row["value"])  # never 0: unsigned rows are not edges
             slack = half_unit(row["value_as_printed"])
             if n in subject_fits:
                 edges.append(Edge(referent, value, kind, False, slack, row))
