@@ -81,6 +81,16 @@ class References:
             cell.append(_plain(next(iter(named))) if named else _plain(row.get(column)))
         return tuple(cell)
 
+    def touches(self, row: dict, key: dict) -> bool:
+        """Whether a printed difference has the cell ``key`` at one of its ends (its
+        subject, or what its ``compared_to`` names): the scope check of an order read
+        through a reference."""
+        key = {"size_bytes": None, **key}
+        wanted = [(i, _plain(key[c])) for i, c in enumerate(KEY_COLUMNS) if c in key]
+        subject = tuple(_plain(row.get(c)) for c in KEY_COLUMNS)
+        ends = [subject] + ([r] if (r := self._referent(row)) is not None else [])
+        return any(all(end[i] == v for i, v in wanted) for end in ends)
+
     def _edges(self, metric: str, key: dict, independent) -> list[Edge]:
         key = {"size_bytes": None, **key}
         wanted = [(i, _plain(key[c])) for i, c in enumerate(KEY_COLUMNS) if c in key]
