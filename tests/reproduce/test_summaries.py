@@ -10,8 +10,8 @@ import pytest
 
 from analysis import config
 from analysis.reproduce.study import reproduce_study
-from analysis.reproduce.summaries import (audit_frame, overview_tables, remember, study_summary, summary_key,
-                                          summary_path)
+from analysis.reproduce.summaries import (audit_frame, overview_tables, remember, study_inputs, study_summary,
+                                          summary_key, summary_path)
 
 STUDY = "002_6c0e8c5c95705e2f"  # the quickest to reproduce (under a second of CPU; 001 takes four)
 
@@ -62,3 +62,11 @@ def test_the_overview_totals_the_stored_studies(reproduction, processed):
     assert table.iloc[0]["claims"] == table.iloc[1]["claims"] == reproduction.counts()["claims"]
     assert set(audits["study"]) == {STUDY}
     assert audits.drop(columns="study").equals(reproduction.audit_summary())
+
+
+def test_every_file_beside_the_records_is_an_input_of_every_study():
+    """The stated sizes or the doubtful rows change verdicts: a stored summary (and a
+    study page) keyed without them would outlive a change to them."""
+    names = {p.name for p in study_inputs("000_4e5320b6fe1e825c")}
+    assert {"designs.yaml", "stated_sizes.csv", "doubtful.csv", "second_reading.csv"} <= names
+    assert "004_a7738a926cf50bd6.csv" not in names

@@ -93,12 +93,13 @@ def study_task(name: str, out_root: Path, code: str, echo, failures: list[str], 
     """``name``: a study stem, or ``00_overview`` (which reads every study)."""
     from analysis.reproduce.mirrors import load_mirrors, mirror_available
     from analysis.reproduce.os_contrast import OS_CAMPAIGN
+    from analysis.reproduce.summaries import shared_inputs
 
     published, claims = config.published_dir(), config.claims_dir()
     overview = name == pipeline.OVERVIEW_NOTEBOOK.stem
     stems = "[0-9][0-9][0-9]_*" if overview else name
-    deps = [pipeline.OVERVIEW_NOTEBOOK if overview else pipeline.STUDY_NOTEBOOK,
-            published / "designs.yaml", claims / "mirrors.yaml"]
+    deps = [pipeline.OVERVIEW_NOTEBOOK if overview else pipeline.STUDY_NOTEBOOK, claims / "mirrors.yaml",
+            *shared_inputs()]  # designs, stated sizes, doubtful rows, the second reading
     deps += sorted(published.glob(f"{stems}.csv")) + sorted(claims.glob(f"{stems}.yaml"))
     deps += sorted((published / "reconciliation").glob(f"{stems}.csv")) + sorted((claims / "previous").glob(f"{stems}.csv"))
     mirror = load_mirrors().studies.get(name)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,11 +32,19 @@ if TYPE_CHECKING:
 SUMMARY_DIR = "studies"
 
 
+def shared_inputs() -> list[Path]:
+    """What every study's reproduction reads beside its own record and claims: the files
+    beside the five records (designs, stated sizes, doubtful rows: one added later is an
+    input without a change here) and the second reading."""
+    published = config.published_dir()
+    beside = sorted(p for p in published.iterdir() if p.is_file() and not re.match(r"\d{3}_", p.name))
+    return [*beside, published / "reconciliation" / "second_reading.csv"]
+
+
 def study_inputs(study: str) -> list[Path]:
     """The files a study's reproduction reads (missing ones count as absent)."""
     published, claims = config.published_dir(), config.claims_dir()
-    return [published / f"{study}.csv", published / "designs.yaml",
-            published / "reconciliation" / "second_reading.csv",
+    return [published / f"{study}.csv", *shared_inputs(),
             claims / f"{study}.yaml", claims / "previous" / f"{study}.csv"]
 
 
@@ -108,4 +117,4 @@ def overview_tables(study_stems: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]
     return pd.concat([table, pd.DataFrame([total])], ignore_index=True), audits
 
 
-__all__ = ["audit_frame", "overview_tables", "remember", "study_inputs", "study_summary", "summary_key"]
+__all__ = ["audit_frame", "overview_tables", "remember", "shared_inputs", "study_inputs", "study_summary", "summary_key"]
