@@ -47,25 +47,20 @@ def direction_rows(rows: pd.DataFrame, stated: pd.DataFrame) -> pd.DataFrame:
     The copy keeps every qualifier but the size; its ``compared_to`` names the new
     size where it named the old one; value 1 with statistic ``direction`` (only the
     sign of ``larger_side`` is evidence)."""
-    by_id = rows.set_index("id", drop=False)
+    by_id = {row["id"]: row for row in rows.to_dict("records")}
     out = []
     for row_id, sizes, words in zip(stated["row"], stated["sizes"], stated["words"]):
-        if row_id not in by_id.index:
+        if row_id not in by_id:
             continue  # another study's row
-        row = by_id.loc[row_id]
+        row = by_id[row_id]
         own = None if pd.isna(row["size_bytes"]) else int(row["size_bytes"])
         for size in map(int, sizes.split(";")):
-            if size == own:
-                continue
-            copy = row.copy()
-            copy["size_bytes"] = size
-            copy["compared_to"] = _resized(str(row["compared_to"]), own, size)
-            copy["statistic"], copy["value"], copy["unit"] = DIRECTION, 1.0, ""
-            copy["id"] = f"{row_id}@{size}"
-            copy["stated"] = (f"'{words}' … {row['value_as_printed']} {row['unit']}"
-                              + (f" at {own} bytes" if own is not None else "") + "; the order only")
-            out.append(copy)
-    table = pd.DataFrame(out, columns=[*rows.columns, "stated"]).reset_index(drop=True)
+            if size != own:
+                out.append({**row, "size_bytes": size, "compared_to": _resized(str(row["compared_to"]), own, size),
+                            "statistic": DIRECTION, "value": 1.0, "unit": "", "id": f"{row_id}@{size}",
+                            "stated": (f"'{words}' … {row['value_as_printed']} {row['unit']}"
+                                       + (f" at {own} bytes" if own is not None else "") + "; the order only")})
+    table = pd.DataFrame(out, columns=[*rows.columns, "stated"])
     return table.astype({"size_bytes": "Int64", "value": float}) if out else rows.iloc[:0]
 
 
