@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.reproduce.common_reference import References
-from analysis.reproduce.lookup import KEY_COLUMNS, RowIndex, load_record
+from analysis.reproduce.lookup import KEY_COLUMNS, RowIndex, levels_named, load_record
 from analysis.reproduce.stated_sizes import DIRECTION, direction_rows, load_doubtful, load_stated_sizes
 from analysis.reproduce.verdicts import evaluate_claim
 
@@ -76,6 +76,34 @@ def test_no_order_where_the_printed_numbers_do_not_give_one(rows):
     assert _references(rows).order("throughput_mbps", A, B) == (None, [])
 
 
+def test_a_reference_listed_with_others_is_each_of_them():
+    lowest = {"os": "Windows Server 2003", "ip_version": 4}
+    rows = [_row("r1", "Windows Server 2003", 8, "Windows 7 and Fedora", larger="compared"),
+            _row("r2", "Windows Server 2008", 1.1, "Windows 7", larger="compared"),
+            _row("r3", "Fedora", 1, "Ubuntu"), _row("r4", "Windows 7", 1, "Ubuntu")]  # (levels of the record)
+    sign, used = _references(rows).order("throughput_mbps", lowest, B)
+    assert sign == -1 and {r["id"] for r in used} == {"r1", "r2"}
+
+
+@pytest.mark.parametrize("compared_to", ["Windows 7 and Fedora (probably; not stated)", "Windows 7 and Fedora, IPv4 and IPv6"])
+def test_a_qualified_list_of_references_is_none_of_them(compared_to):
+    rows = [_row("r1", "Windows Server 2003", 8, compared_to, larger="compared"),
+            _row("r2", "Windows Server 2008", 1.1, "Windows 7", larger="compared"),
+            _row("r3", "Fedora", 1, "Ubuntu"), _row("r4", "Windows 7", 1, "Ubuntu")]
+    assert _references(rows).order("throughput_mbps", {"os": "Windows Server 2003", "ip_version": 4}, B) == (None, [])
+
+
+def test_a_level_is_named_without_its_first_word_where_that_is_unambiguous():
+    oses = ["Windows Server 2008", "Windows Server 2003", "Windows 7", "Fedora"]
+    assert levels_named("Windows Server 2008, Server 2003, Fedora", "os", oses) == \
+        {"Windows Server 2008", "Windows Server 2003", "Fedora"}
+    assert levels_named("Windows 7", "os", oses) == {"Windows 7"}  # "7" alone names nothing
+    apps = ["VoIP G.711.1", "VoIP G.711.2", "VoIP", "games Quake3", "games"]
+    assert levels_named("Fedora, IPv6, VoIP G.711.1 and G.711.2", "application", apps) == {"VoIP G.711.1", "VoIP G.711.2"}
+    assert levels_named("Quake3", "application", apps) == {"games Quake3"}
+    assert levels_named("Server 2003", "transport", ["TCP", "UDP"]) == set()  # only OSes and applications
+
+
 def test_a_restatement_orders_nothing():
     refs = _references([_row("r1", "Windows Server 2008", 2, "Fedora", larger="compared"),
                         _row("r2", "Windows 7", 10, "Fedora", larger="compared")])
@@ -101,7 +129,9 @@ def test_every_stated_size_reading_is_verbatim_and_measured():
         measured = set(record.rows["size_bytes"].dropna().astype(int))
         for row_id, sizes, words in stated[stated["row"].str.startswith(study)].itertuples(index=False):
             assert words and words in rows.loc[row_id, "snippet"], row_id
-            assert set(map(int, sizes.split(";"))) <= measured, row_id
+            assert set(map(int, filter(None, sizes.split(";")))) <= measured, row_id
+            if not sizes:  # one size the sentence does not name: only of a number printed for no size
+                assert pd.isna(rows.loc[row_id, "size_bytes"]), row_id
 
 
 def _studies():
@@ -134,6 +164,13 @@ def test_a_doubtfully_labelled_row_is_no_evidence():
     row, cells = _verdict("C1043")  # a number of the second "Linux Ubuntu" bullet decided it before
     assert not any(r in doubtful["row"].tolist() for c in cells for r in c["rows"])
     assert "common reference" in cells[0]["diff_source"]  # Figure 5-3-28's, both against Windows 7 on CSa
+
+
+def test_a_number_tied_to_one_unnamed_size_shows_the_order_there_only():
+    row, cells = _verdict("C2146")  # "but still 1% more than Microsoft Windows 7 in some particular frame size"
+    assert row["verdict"] == "agrees where printed"
+    unnamed = [c for c in cells if "one size the text does not name" in c["cell"]]
+    assert len(unnamed) == 1 and unnamed[0]["verdict"] == "agrees" and unnamed[0]["rows"] == ["004-0237"]
 
 
 def test_the_other_half_of_a_sentence_the_layout_split_restates_the_claim():

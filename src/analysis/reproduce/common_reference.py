@@ -12,11 +12,15 @@ reference against each) and apart by more than half a unit of each printed digit
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pandas as pd
 
 from analysis.reproduce.lookup import DIFF_STATS, KEY_COLUMNS, PCT_STATS, RowIndex, half_unit, levels_named, side_sign
+
+
+_HEDGED = re.compile(r"[([]|presum|probabl|not stated|other|similar|sic", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -52,15 +56,13 @@ class References:
         """The metric's edges, and where each cell column's level occurs among their
         subjects and referents (so a cell's edges are found by set intersection)."""
         if metric not in self._by_metric:
-            pairs = []
+            pairs: list[tuple[tuple, tuple, dict]] = []
             for row in self._index.rows.to_dict("records"):
                 if row["metric"] != metric or row["statistic"] not in DIFF_STATS + PCT_STATS \
                         or side_sign(row) is None:
                     continue
-                referent = self._referent(row)
                 subject = tuple(_plain(row.get(c)) for c in KEY_COLUMNS)
-                if referent is not None and referent != subject:
-                    pairs.append((subject, referent, row))
+                pairs.extend((subject, referent, row) for referent in self._referents(row) if referent != subject)
             by_subject: dict[tuple, set[int]] = {}
             by_referent: dict[tuple, set[int]] = {}
             for n, (subject, referent, _) in enumerate(pairs):
@@ -70,16 +72,20 @@ class References:
             self._by_metric[metric] = (pairs, by_subject, by_referent)
         return self._by_metric[metric]
 
-    def _referent(self, row: dict) -> tuple | None:
-        """The cell ``compared_to`` names: None when it names two levels of a factor."""
+    def _referents(self, row: dict) -> list[tuple]:
+        """The cells ``compared_to`` names: each of them where it lists several levels of
+        one factor plainly ("8 % lower than Windows 7 and Fedora"), none where it lists
+        several of two factors or qualifies the list ("probably", "(IPv6 and IPv4 similar)")."""
         text = str(row.get("compared_to", "") or "")
-        cell = []
+        cell: list[list] = []
         for column in KEY_COLUMNS:
             named = levels_named(text, column, self._index.levels(column)) if text else set()
-            if len(named) > 1:
-                return None
-            cell.append(_plain(next(iter(named))) if named else _plain(row.get(column)))
-        return tuple(cell)
+            cell.append(sorted((_plain(level) for level in named), key=str) if named else [_plain(row.get(column))])
+        several = [levels for levels in cell if len(levels) > 1]
+        if several and (len(several) > 1 or _HEDGED.search(text)):
+            return []
+        return [tuple(levels[0] if len(levels) == 1 else level for levels in cell)
+                for level in (several[0] if several else [None])]
 
     def touches(self, row: dict, key: dict) -> bool:
         """Whether a printed difference has the cell ``key`` at one of its ends (its
@@ -88,7 +94,7 @@ class References:
         key = {"size_bytes": None, **key}
         wanted = [(i, _plain(key[c])) for i, c in enumerate(KEY_COLUMNS) if c in key]
         subject = tuple(_plain(row.get(c)) for c in KEY_COLUMNS)
-        ends = [subject] + ([r] if (r := self._referent(row)) is not None else [])
+        ends = [subject, *self._referents(row)]
         return any(all(end[i] == v for i, v in wanted) for end in ends)
 
     def _edges(self, metric: str, key: dict, independent) -> list[Edge]:

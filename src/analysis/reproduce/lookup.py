@@ -16,7 +16,7 @@ import pandas as pd
 from analysis.reproduce.claims import ClaimsFile, Evidence, load_claims
 from analysis.reproduce.pooled import Similar, said_of_a_group, similar_statements
 from analysis.reproduce.published import load_designs, load_published
-from analysis.reproduce.stated_sizes import direction_rows, load_doubtful, load_stated_sizes
+from analysis.reproduce.stated_sizes import direction_rows, load_doubtful, load_stated_sizes, unnamed_size_rows
 
 KEY_COLUMNS = ("testbed", "os", "security", "ip_version", "transport", "size_bytes",
                "application", "host")
@@ -68,6 +68,12 @@ class Record:
         (:mod:`analysis.reproduce.stated_sizes`), indexed like the rows."""
         return RowIndex(direction_rows(self.evidence_rows, load_stated_sizes()), similar_statements(self.claims),
                         self.rows)
+
+    @cached_property
+    def one_size_rows(self) -> frozenset[str]:
+        """Rows printed for no size that the text ties to one unnamed size
+        (:func:`analysis.reproduce.stated_sizes.unnamed_size_rows`)."""
+        return unnamed_size_rows(load_stated_sizes())
 
     def design_value(self, name: str):
         for item in self.design.get("design", []):
@@ -126,13 +132,26 @@ def single_value(found: pd.DataFrame) -> tuple[float | None, str]:
 _IP = re.compile(r"\bIPv([46])\b")
 
 
+def _short_names(factor: str, level, levels) -> set:
+    """A level the text also names without its first word ("G.711.2" for VoIP G.711.2,
+    "Server 2003" for Windows Server 2003, "Quake3" for games Quake3), where that
+    remainder is three characters or more and no other level's name."""
+    if factor not in ("os", "application"):
+        return set()
+    words = str(level).split(" ", 1)
+    rest = words[1] if len(words) == 2 else ""
+    if len(rest) < 3 or any(rest == str(other) for other in levels):
+        return set()
+    return {rest}
+
+
 def levels_named(text: str, factor: str, levels) -> set:
     """The levels of ``factor`` that a free-text ``compared_to`` names."""
     if factor == "ip_version":
         return {int(v) for v in _IP.findall(text)}
     named = set()
     for level in levels:
-        labels = {str(level), level_label(factor, level)}
+        labels = {str(level), level_label(factor, level)} | _short_names(factor, level, levels)
         if any(re.search(rf"(?<![\w-]){re.escape(lb)}(?![\w-])", text) for lb in labels if lb):
             named.add(level)
     # "games Quake3" names Quake3, not also the generic level "games" its name contains

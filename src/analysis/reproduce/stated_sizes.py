@@ -4,7 +4,7 @@
 on frame size 7140" prints one number (recorded at 7140) and a direction at seven
 sizes. ``data/raw/published/stated_sizes.csv`` (read twice and reconciled, like the
 record) lists, per record row, the sizes its sentence states its direction at and the
-words that name them. Each other size becomes a *direction* row: the row's qualifiers
+words that name them (no sizes: one size the sentence does not name). Each other size becomes a *direction* row: the row's qualifiers
 at that size, no magnitude, its own id and snippet, so a claim about 2455 learns the
 order there and nothing of its size.
 """
@@ -36,9 +36,16 @@ def load_stated_sizes() -> pd.DataFrame:
     if missing:
         raise ClaimsError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
     for line, sizes in enumerate(table["sizes"], start=2):
-        if not re.fullmatch(r"\d+(;\d+)*", sizes):
+        if not re.fullmatch(r"(\d+(;\d+)*)?", sizes):
             raise ClaimsError(f"{path}, line {line}: sizes {sizes!r} are not ';'-separated byte counts")
     return table
+
+
+def unnamed_size_rows(stated: pd.DataFrame) -> frozenset[str]:
+    """Rows printed for no size whose sentence ties the number to one size it does not
+    name ("1 % more than Windows 7 in some particular frame size"): listed with no sizes.
+    Such a number shows the order at one size, not over the sizes."""
+    return frozenset(stated.loc[stated["sizes"] == "", "row"])
 
 
 def direction_rows(rows: pd.DataFrame, stated: pd.DataFrame) -> pd.DataFrame:
@@ -54,7 +61,7 @@ def direction_rows(rows: pd.DataFrame, stated: pd.DataFrame) -> pd.DataFrame:
             continue  # another study's row
         row = by_id[row_id]
         own = None if pd.isna(row["size_bytes"]) else int(row["size_bytes"])
-        for size in map(int, sizes.split(";")):
+        for size in map(int, filter(None, sizes.split(";"))):
             if size != own:
                 out.append({**row, "size_bytes": size, "compared_to": _resized(str(row["compared_to"]), own, size),
                             "statistic": DIRECTION, "value": 1.0, "unit": "", "id": f"{row_id}@{size}",

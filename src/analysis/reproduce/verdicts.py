@@ -811,7 +811,8 @@ def _over_sizes(claim: Claim, record: Record, c: dict) -> list[dict]:
     restatement: its cells at each of the study's sizes, when the text prints
     evidence at any of them (the claim speaks of its sizes overall: see
     :data:`OVER_SIZES`); else the cell as it was."""
-    if _names_size(claim) or not (c["class"] == Verdict.UNJUDGED or c["restated"]):
+    one_size = bool(c["rows"]) and set(c["rows"]) <= record.one_size_rows
+    if _names_size(claim) or not (c["class"] == Verdict.UNJUDGED or c["restated"] or one_size):
         return [c]
     sizes = record.design_value("sizes_bytes") or []
     label = "" if c["cell"] == "all" else c["cell"] + ", "
@@ -820,7 +821,18 @@ def _over_sizes(claim: Claim, record: Record, c: dict) -> list[dict]:
              if not _excluded(claim, key)]
     found = [s for s in sized if s["class"] != Verdict.UNJUDGED and not s["restated"]]
     restated_only = c["class"] == Verdict.UNJUDGED and any(s["class"] != Verdict.UNJUDGED for s in sized)
+    if one_size and not c["restated"]:  # the order at one unnamed size, beside whatever its sizes print
+        return sized + [_at_one_size(claim, c, label)]
     return sized if found or restated_only else [c]  # (restatements at its sizes: restated, not untestable)
+
+
+def _at_one_size(claim: Claim, c: dict, label: str) -> dict:
+    """A cell's number that the text ties to one size it does not name, as sign-only
+    evidence over sizes: it shows the order at that size, never at the others."""
+    value = next(v for v in (c["diff"], c["pct"], c.get("direction")) if v is not None)
+    return {**c, "class": "overall", "cell": f"{label}over sizes (one size the text does not name)",
+            "verdict": sign_verdict(claim.sense, value, claim.margin), "_group": c["_key"],
+            "note": "a number the text ties to one unnamed size: the order at that size only"}
 
 
 def evaluate_claim(claim: Claim, record: Record) -> tuple[dict, list[dict]]:
