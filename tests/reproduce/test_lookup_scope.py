@@ -3,7 +3,7 @@ several levels, a cross-cell pair, a difference of minima, and the claim's own s
 beside an independent printing."""
 from __future__ import annotations
 
-from test_rules import claim, record, row, verdict
+from test_rules import CLAIM, claim, record, row, verdict
 
 OS_CLAIM = {"scope": {"ip_version": 6}, "compare": {"factor": "os", "levels": ["Ubuntu", "Server"]},
             "per": ["size_bytes"]}
@@ -111,3 +111,50 @@ def test_a_difference_that_is_the_peaks_apart_shows_the_order_at_the_peaks_only(
     assert verdict(record(peaks + [gap], [overall], sizes=(128, 256, 1408)))["verdict"] == "agrees where printed"
     other_gap = gap | {"value": 50.0, "value_as_printed": "50", "snippet": "IPv4 is higher than IPv6 by 50Mbps overall"}
     assert verdict(record(peaks + [other_gap], [overall], sizes=(128, 256, 1408)))["verdict"] == "agrees"
+
+
+FINDING = ("According to Figure 2, excluding frame size 4329 Bytes, frame sizes ranging from 1518 to 6203 Bytes, "
+           "Microsoft Windows Server 2003 produced 8% lower throughput values than the rest of the operating systems.")
+AGAIN = ("Moreover, Figure 3 concluded that excluding frame size 4329 Bytes, frame sizes ranging from 1518 to 6203 "
+         "Bytes, Microsoft Windows Server 2003 on IPv4 produced 8% lower throughput values than the rest of the "
+         "operating systems.")
+
+
+def test_a_finding_printed_again_in_nearly_its_words_is_said_again_either_way():
+    from analysis.reproduce.lookup import said_again
+    assert said_again(FINDING.lower(), AGAIN.lower()) and said_again(AGAIN.lower(), FINDING.lower())
+    assert not said_again(FINDING.lower(), AGAIN.replace("8%", "9%").lower())  # another measure: another finding
+    # the thesis's opening formula shared, the finding not
+    other = ("Based on the graph presented in Figure 5, it can be said that, IPv4 on Windows 7 on the Quake3 game "
+             "was 3% higher than IPv6 in terms of CPU utilisations.")
+    claim_text = ("Based on the graph presented in Figure 6, it can be said that, on the Quake3 game IPv6 and IPv4 "
+                  "on Windows Server 2008 yielded similar throughput however, IPv4 was 3% higher.")
+    assert not said_again(claim_text.lower(), other.lower())
+    assert not said_again("ipv4 was 3% higher than ipv6", "ipv4 was 3% higher than ipv6 on fedora")  # too short
+
+
+def test_a_body_finding_printed_twice_is_no_evidence_for_either_printing():
+    rows = [row(1, ip_version=4, statistic="pct_diff", value=8.0, unit="%", larger_side="compared",
+                compared_to="IPv6", snippet=AGAIN, locator="section 5.1.2")]
+    body = claim(per=[], direction="less", quote=FINDING, source="999.txt, section 5.1.1")
+    assert verdict(record(rows, [body]))["verdict"] == "restated"
+    summary = record(rows, [body | {"source": "999.txt, section 6.2"}])
+    summary.design["restating_sections"] = ["section 6"]
+    assert verdict(summary)["verdict"] == "agrees"  # a summary's claim is checked against the body it sums up
+
+
+def test_a_number_printed_for_no_size_decides_where_the_sized_cells_only_restate():
+    own = [row(n, ip_version=4, size_bytes=size, statistic="pct_diff", value=5.0, unit="%", larger_side="subject",
+               compared_to="IPv6", snippet=f"{CLAIM} by 5% at every size") for n, size in ((1, 128), (2, 1408))]
+    overall = row(3, ip_version=4, statistic="pct_diff", value=2.0, unit="%", larger_side="subject",
+                  compared_to="IPv6", snippet="IPv4 was 2% above IPv6")
+    assert verdict(record(own, [claim()]))["verdict"] == "restated"
+    assert verdict(record(own + [overall], [claim()]))["verdict"] == "agrees where printed"
+
+
+def test_an_equivalence_known_only_from_its_own_percentage_is_restated_not_a_tie():
+    rows = [row(1, os="A", statistic="pct_diff", value=0.1, unit="%", larger_side="subject", compared_to="B",
+                snippet="All produced very similar values however, A was slightly higher by 0.1% than B.")]
+    similar = claim(per=[], scope={}, compare={"factor": "os", "levels": ["A", "B"]}, direction="equivalent",
+                    margin=0.1, quote="All produced very similar values however, A was slightly higher by 0.1% than B.")
+    assert verdict(record(rows + [row(2, os="B", statistic="sd", value=1.0)], [similar]))["verdict"] == "restated"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.reproduce.common_reference import References
-from analysis.reproduce.lookup import KEY_COLUMNS, RowIndex, levels_named, load_record
+from analysis.reproduce.lookup import KEY_COLUMNS, RowIndex, levels_named, load_record, others_named
 from analysis.reproduce.stated_sizes import DIRECTION, direction_rows, load_doubtful, load_stated_sizes
 from analysis.reproduce.verdicts import evaluate_claim
 
@@ -102,6 +102,29 @@ def test_a_level_is_named_without_its_first_word_where_that_is_unambiguous():
     assert levels_named("Fedora, IPv6, VoIP G.711.1 and G.711.2", "application", apps) == {"VoIP G.711.1", "VoIP G.711.2"}
     assert levels_named("Quake3", "application", apps) == {"games Quake3"}
     assert levels_named("Server 2003", "transport", ["TCP", "UDP"]) == set()  # only OSes and applications
+
+
+@pytest.mark.parametrize("compared_to", ["other five OSes, IPv4, UDP", "any of the other operating systems, IPv6, DNS",
+                                         "the rest of the operating systems, IPv6, games Quake3", "any other OS, IPv6"])
+def test_the_other_oses_are_each_other_os_of_the_study(compared_to):
+    oses = ["Windows Server 2003", "Windows 7", "Fedora", ""]
+    row = {"os": "Windows Server 2003", "compared_to": compared_to}
+    assert others_named(row, "os", oses) == {"Windows 7", "Fedora"}
+    assert others_named(row, "ip_version", [4, 6]) == set()
+
+
+@pytest.mark.parametrize("compared_to", ["not stated (read as the other OSes)", "Fedora", "the other CODECs, IPv4"])
+def test_only_a_compared_to_that_starts_with_the_others_names_them(compared_to):
+    assert others_named({"os": "Ubuntu", "compared_to": compared_to}, "os", ["Ubuntu", "Fedora"]) == set()
+
+
+def test_a_difference_with_the_other_oses_orders_each_pair_through_them():
+    rows = [_row("r1", "Windows Server 2003", 8, "other five OSes, IPv4", larger="compared"),
+            _row("r2", "Windows 7", 1, "Ubuntu"), _row("r3", "Windows Server 2008", 1, "Ubuntu")]
+    index = RowIndex(pd.DataFrame(rows).astype({"size_bytes": "Int64"}))
+    value, used = index.printed_difference("throughput_mbps", "os", {"os": "Windows Server 2003", "ip_version": 4},
+                                           A, ("pct_diff",))
+    assert value == -8 and used["id"] == "r1"
 
 
 def test_a_restatement_orders_nothing():

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.reproduce.lookup import DIFF_STATS, KEY_COLUMNS, PCT_STATS, RowIndex, half_unit, levels_named, side_sign
+from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, PCT_STATS, RowIndex, half_unit, levels_named,
+                                       others_named, side_sign)
 
 
 _HEDGED = re.compile(r"[([]|presum|probabl|not stated|other|similar|sic", re.IGNORECASE)
@@ -74,12 +75,14 @@ class References:
 
     def _referents(self, row: dict) -> list[tuple]:
         """The cells ``compared_to`` names: each of them where it lists several levels of
-        one factor plainly ("8 % lower than Windows 7 and Fedora"), none where it lists
+        one factor plainly ("8 % lower than Windows 7 and Fedora", "than the other five
+        OSes": :func:`others_named`), none where it lists
         several of two factors or qualifies the list ("probably", "(IPv6 and IPv4 similar)")."""
         text = str(row.get("compared_to", "") or "")
         cell: list[list] = []
         for column in KEY_COLUMNS:
-            named = levels_named(text, column, self._index.levels(column)) if text else set()
+            levels = self._index.levels(column)
+            named = (levels_named(text, column, levels) or others_named(row, column, levels)) if text else set()
             cell.append(sorted((_plain(level) for level in named), key=str) if named else [_plain(row.get(column))])
         several = [levels for levels in cell if len(levels) > 1]
         if several and (len(several) > 1 or _HEDGED.search(text)):

@@ -7,6 +7,7 @@ for IPv4") is not the mean at any size, so it never fills a cell.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -159,6 +160,19 @@ def levels_named(text: str, factor: str, levels) -> set:
             if not any(other != level and str(level) in str(other) for other in named)}
 
 
+_THE_OTHERS = re.compile(r"(the )?(other|rest of the|any (of the )?other)\b[^,(]*\b(OS|OSes|operating systems)\b",
+                         re.IGNORECASE)
+
+
+def others_named(row, factor: str, levels) -> set:
+    """The OSes a ``compared_to`` such as "other five OSes" or "any of the other operating
+    systems" names: every OS of the study but the row's own (empty for another factor, or
+    a ``compared_to`` that names its OSes or does not start so)."""
+    if factor != "os" or not _THE_OTHERS.match(str(row.get("compared_to", "") or "")):
+        return set()
+    return {level for level in levels if str(level) != "" and level != row.get("os")}
+
+
 def half_unit(printed) -> float:
     """Half a unit of the last printed digit ("0.19" -> 0.005): how far a value may lie
     from a number and still be printed as it."""
@@ -219,6 +233,33 @@ def same_sentence(quote: str, snippet: str) -> bool:
     """The evidence is the claim's own sentence (one contains the other): a restatement, not evidence."""
     q, t = _words(quote), _words(snippet)
     return bool(q and t) and (q in t or t in q)
+
+
+_MEASURE = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?\s*(?:%|mbps|ms)(?!\w)")
+_TOKEN = re.compile(r"[\w.%-]+")
+_SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z])")
+SAID_AGAIN_WORDS = 12  # a claim this long, or longer,
+SAID_AGAIN_SIMILARITY = 0.7  # whose words, in order, match one sentence of the other text this closely
+
+
+def said_again(quote: str, snippet: str) -> bool:
+    """A second printing of the claim's finding ("Moreover, Figure 5-1-3 concluded that
+    excluding frame size 4329 Bytes ... Windows Server 2003 on IPv4 produced 8% lower
+    throughput values than the rest", after 5.1.1 said the same): one sentence of the
+    other text holds every measure the claim prints (a percentage, Mbps, ms) and its
+    words in nearly the same order (difflib's ratio; the thesis's "Based on the graph
+    presented in Figure …, it can be said that" opens many sentences that are not it).
+    Short claims never count: "IPv4 outperformed IPv6" is in many sentences."""
+    words = _TOKEN.findall(quote.lower())
+    measures = {m.replace(" ", "") for m in _MEASURE.findall(quote.lower())}
+    if len(words) < SAID_AGAIN_WORDS or not measures:
+        return False
+    for sentence in _SENTENCE_END.split(snippet):
+        text = sentence.lower()
+        if measures <= {m.replace(" ", "") for m in _MEASURE.findall(text)} and difflib.SequenceMatcher(
+                None, words, _TOKEN.findall(text), autojunk=False).ratio() >= SAID_AGAIN_SIMILARITY:
+            return True
+    return False
 
 
 def _equal(have, wanted) -> bool:
@@ -365,11 +406,13 @@ class RowIndex:
                 if _OF_EXTREMES.search(str(row["compared_to"])) or self._of_peaks(metric, row, key, other):
                     continue  # a difference of two curves' minima or maxima is no cell's difference
                 named = levels_named(str(row["compared_to"]), factor, levels)
+                others = not named and others_named(row, factor, levels)
+                named = named or others or set()
                 each = len(named) > 1 and key[factor] not in named and _pins_all(key, row, factor, self.levels)
                 if not (named == {other[factor]} or (each and other[factor] in named)) \
                         or scope_conflicts(row, key, factor, self.levels):
                     continue
-                if similar and self._pooled[pos]:
+                if similar and (self._pooled[pos] or others):
                     continue  # the group's number, where this OS's own sentence says "similar"
                 if not accept(row):
                     continue

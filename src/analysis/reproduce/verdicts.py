@@ -42,7 +42,8 @@ from analysis.verdicts.rules import (Verdict, aggregate, over_groups, sign_aggre
 from analysis.verdicts.text import claim_text
 from analysis.reproduce.stated_sizes import DIRECTION, source_row
 from analysis.reproduce.lookup import (DIFF_STATS, KEY_COLUMNS, MEAN_STATS, PCT_STATS, Record, level_label,
-                                      crosses, half_unit, same_sentence, scope_conflicts, single_value)
+                                      crosses, half_unit, said_again, same_sentence, scope_conflicts,
+                                      single_value)
 
 CLASSES = ("tested", "descriptive", "untestable")
 ALPHA = 0.05
@@ -172,7 +173,7 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
     if out["pct"] is None and out["diff"] is None or _restating_only(claim, record, out["rows"]):
         _order_only(claim, record, out, key_a, key_b, accept)
     # a number known only from the claim's own sentence is no evidence for it, even beside an independent one
-    out["restated"] = bool(out["snippets"]) and (any(same_sentence(claim.quote, t) for t in out["snippets"])
+    out["restated"] = bool(out["snippets"]) and (any(_own_words(claim, record, t) for t in out["snippets"])
                                                  or any(r in claim.sentence_rows for r in out["rows"]))
     if out["restated"]:
         out["diff_source"] += " — the claim's own sentence"
@@ -235,7 +236,7 @@ def restates(claim: Claim, record: Record, row) -> bool:
     """A printed row that restates the claim (its own sentence, the study's summary, or a
     difference of two numbers the claim itself prints): taken only when nothing
     independent is printed for the cell."""
-    return (same_sentence(claim.quote, str(row["snippet"])) or source_row(row["id"]) in claim.sentence_rows
+    return (_own_words(claim, record, str(row["snippet"])) or source_row(row["id"]) in claim.sentence_rows
             or _in_summary(record, source_row(row["id"]))
             or derived_from_quote(claim.quote, row))
 
@@ -269,12 +270,25 @@ def derived_from_quote(quote: str, row) -> bool:
     return False
 
 
+def _own_words(claim: Claim, record: Record, snippet) -> bool:
+    """Text that only says the claim again: its own sentence or, for a claim of the body
+    (not of the summary), its finding printed again in another section in nearly its words
+    (:func:`~analysis.reproduce.lookup.said_again`). A summary's claim is checked against
+    the body it sums up, so the body's printing stays its evidence."""
+    return same_sentence(claim.quote, str(snippet)) or (
+        not _summary_locator(record, claim.source.split(", ", 1)[-1]) and said_again(claim.quote, str(snippet)))
+
+
 def _in_summary(record: Record, row_id: str) -> bool:
     """A number printed in the study's abstract or conclusions, or in a section that
     restates findings printed elsewhere (designs.yaml's ``restating_sections``: 004's
     discussion chapter): the authors' summary of their results, so evidence for no
     claim (a restatement, judged ``restated``)."""
-    locator = record.index.locator_of(row_id)
+    return _summary_locator(record, record.index.locator_of(row_id))
+
+
+def _summary_locator(record: Record, locator: str) -> bool:
+    """Whether a locator ("section 6.3, Figure 5-2-22") is in the study's headline or restating sections."""
     section = locator.split(", ")[0]
     restating = record.design.get("restating_sections") or []
     return is_headline(record, f"{record.study}.txt, {locator}") or any(
@@ -340,8 +354,8 @@ def _tost(c: dict, margin: float) -> dict:
 
 def _descriptive_verdict(claim: Claim, c: dict) -> str:
     value = next(v for v in (c["diff"], c["pct"], c.get("direction"), 0.0) if v is not None)
-    if claim.sense == "equivalent" and c["diff"] is None:
-        return Verdict.UNJUDGED
+    if claim.sense == "equivalent" and c["diff"] is None:  # a percentage says nothing of a margin in units
+        return Verdict.RESTATED if c.get("restated") else Verdict.UNJUDGED
     return sign_verdict(claim.sense, value, claim.margin, restated=c.get("restated", False))
 
 
@@ -455,7 +469,7 @@ def _range_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict]:
             continue
         verdict, why = found
         used = record.index.rows_at(rows_a + rows_b)
-        restated = all(same_sentence(claim.quote, t) for t in used["snippet"]) or all(
+        restated = all(_own_words(claim, record, t) for t in used["snippet"]) or all(
             _in_summary(record, r) for r in used["id"])
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
                           for f in _per(claim) if f != "size_bytes")
@@ -494,7 +508,7 @@ def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> lis
         used = pd.concat([rows_a, rows_b])
         if used.empty:
             continue
-        restated = any(not side.empty and all(same_sentence(claim.quote, t) or _in_summary(record, r)
+        restated = any(not side.empty and all(_own_words(claim, record, t) or _in_summary(record, r)
                                               for t, r in zip(side["snippet"], side["id"]))
                        for side in (rows_a, rows_b))  # one side known only from the claim itself
         if claim.over_sizes in ("peak", "lowest"):  # the deciding extreme known only from the claim itself
@@ -563,7 +577,7 @@ def _only_restated(claim: Claim, record: Record, rows: pd.DataFrame, value: floa
     if value is None:
         return False
     deciding = rows[rows["value"].astype(float) == value]
-    return not deciding.empty and all(same_sentence(claim.quote, t) or _in_summary(record, r)
+    return not deciding.empty and all(_own_words(claim, record, t) or _in_summary(record, r)
                                       for t, r in zip(deciding["snippet"], deciding["id"]))
 
 
@@ -582,8 +596,8 @@ def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict
     level_a, level_b = _two_levels(claim)
     out: list[dict] = []
     for group_cells in _groups(cells).values():
-        if any(c["class"] in ("tested", "descriptive") for c in group_cells):
-            continue
+        if any(c["class"] in ("tested", "descriptive") and not c["restated"] for c in group_cells):
+            continue  # (cells that only restate the claim leave room for a number printed for no size)
         group = group_cells[0]["_key"]
         key_a, key_b = {**group, factor: level_a}, {**group, factor: level_b}
         for statistics in (DIFF_STATS, PCT_STATS):
@@ -593,7 +607,7 @@ def _overall_cells(claim: Claim, record: Record, cells: list[dict]) -> list[dict
                 break
         if row is None or value is None or about_exceptions(claim, record, row):
             continue
-        restated = same_sentence(claim.quote, row["snippet"]) or _in_summary(record, row["id"])
+        restated = _own_words(claim, record, row["snippet"]) or _in_summary(record, row["id"])
         label = ", ".join(str(level_label(f, group[f]) if f in ("ip_version", "security") else group[f])
                           for f in _per(claim) if f != "size_bytes")
         out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed without a size)",
@@ -692,7 +706,7 @@ def _claim_verdict(claim: Claim, sized: list[dict], ranges: list[dict],
 def _quantified(holds: str, sized: list[dict], ranges: list[dict], key: str) -> tuple[str, list[dict]]:
     """The verdict of ``sized`` cells (and printed ranges) under one quantifier."""
     tested = [c[key] for c in sized if c["class"] == "tested"]
-    signs = [c["verdict"] for c in sized if c["class"] == "descriptive"]
+    signs = [c["verdict"] for c in sized if c["class"] == "descriptive" and c["verdict"] != Verdict.UNJUDGED]
     signs += [c["verdict"] for c in ranges if c["verdict"] != Verdict.UNDECIDED]
     if not tested and not signs:
         return Verdict.UNTESTABLE, []
