@@ -202,6 +202,14 @@ def test_canon_matches_numeric_levels():
     assert canon(4) == canon(4.0) == canon("4") == "4"
 
 
+@pytest.mark.parametrize("values", [[4.0, 6.0, None, 4.0], ["TCP", None, "UDP", "TCP"], [128, 1408, 128, 640]])
+def test_a_columns_canonical_levels_are_each_values_canon(values):
+    from analysis.verdicts.spec import canon_column
+    column = pd.Series(values, index=[10, 11, 12, 13])
+    assert canon_column(column).tolist() == column.map(canon).tolist()
+    assert canon_column(column).index.tolist() == [10, 11, 12, 13]
+
+
 def test_yaml_file_with_defaults(tmp_path):
     path = tmp_path / "h.yaml"
     path.write_text("defaults: {alpha: 0.01, correction: bh}\nhypotheses:\n"

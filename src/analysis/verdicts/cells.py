@@ -18,7 +18,7 @@ import pandas as pd
 from analysis import stats as st
 from analysis.naming import is_clock_offset, unit_of
 from analysis.verdicts.rules import Verdict
-from analysis.verdicts.spec import Hypothesis, canon
+from analysis.verdicts.spec import Hypothesis, canon_column
 
 NAN = math.nan
 SMALL_N = 5  # below this many runs in a group, pre-tests say nothing and a planned n is rough
@@ -274,7 +274,7 @@ def pooled(hyp: Hypothesis, data: pd.DataFrame, one_sided: bool) -> Evidence:
         return NoTest(f"fewer than 2 successful runs in a compared group (runs per group: {have})")
     if not np.all(np.isfinite(data[hyp.metric].to_numpy(float))):
         return NoTest(f"non-finite values of {hyp.metric}")
-    block = data[hyp.per].map(canon)
+    block = canon_column(data[hyp.per])
     shared = data.groupby(block)["_group"].transform("nunique") > 1  # a block of one group says nothing
     left_out = int((~shared).sum())
     alone = sorted(set(data["_group"]) - set(data.loc[shared, "_group"]))
@@ -328,10 +328,10 @@ def _finite(cell: CellTest) -> Evidence:
 def interaction(hyp: Hypothesis, data: pd.DataFrame) -> Evidence:
     """Two-way ANOVA group × interaction factor; the claim is the interaction term."""
     other = hyp.interaction
-    levels = data[other].map(canon).nunique()
+    levels = canon_column(data[other]).nunique()
     if levels < 2:
         return NoTest(f"{other!r} has a single level in scope; no interaction to test")
-    frame = data.assign(_other=data[other].map(canon))
+    frame = data.assign(_other=canon_column(data[other]))
     counts = frame.groupby(["_group", "_other"]).size()
     if len(counts) < len(hyp.compare.labels()) * levels or counts.min() < 2:
         return NoTest(f"some {hyp.compare.factor} × {other} cells have fewer than 2 runs")

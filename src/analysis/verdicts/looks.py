@@ -30,7 +30,7 @@ from analysis.errors import HypothesisError
 from analysis.stats import sequential as seq
 from analysis.verdicts.cells import NAN, CellTest, Evidence, NoTest, _as_pct, per_cell, two_groups
 from analysis.verdicts.selection import split_cells
-from analysis.verdicts.spec import Hypothesis, Stop, canon
+from analysis.verdicts.spec import Hypothesis, Stop, canon_column
 
 ORDER = "run"  # the collector's repetition number of a run within its cell
 SPENDING_NAMES = {"obf": "O'Brien-Fleming", "pocock": "Pocock"}
@@ -213,7 +213,7 @@ def _complete_runs(hyp: Hypothesis, made: pd.DataFrame) -> int:
     """The largest n such that every compared level has made its runs 1..n (failed ones
     included) equally often: runs of a look block are made in random order, so a
     level can have run 3 before run 2, and a partly made block is not a look."""
-    level = made[hyp.compare.factor].map(canon)
+    level = canon_column(made[hyp.compare.factor])
     complete = []
     for wanted in hyp.compare.level_map():
         numbers = made.loc[level == wanted, ORDER].astype(int).value_counts()

@@ -15,7 +15,7 @@ import pandas as pd
 from analysis import stats as st
 from analysis.stats.results import AssumptionCheck
 from analysis.verdicts.cells import SMALL_N
-from analysis.verdicts.spec import Hypothesis, canon
+from analysis.verdicts.spec import Hypothesis, canon_column
 
 
 def assumption_checks(hyp: Hypothesis, data: pd.DataFrame) -> tuple[list[AssumptionCheck], str]:
@@ -27,7 +27,7 @@ def assumption_checks(hyp: Hypothesis, data: pd.DataFrame) -> tuple[list[Assumpt
     cells = data["_group"].astype(str)
     by = hyp.per or hyp.interaction
     if by:
-        cells = cells + "|" + data[by].map(canon)
+        cells = cells + "|" + canon_column(data[by])
     if cells.nunique() < 2:
         return [], ""
     smallest = int(cells.value_counts().min())

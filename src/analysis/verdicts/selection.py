@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.verdicts.spec import Hypothesis, canon
+from analysis.verdicts.spec import Hypothesis, canon, canon_column
 
 
 def select(hyp: Hypothesis, runs: pd.DataFrame, successful_only: bool = True) -> pd.DataFrame:
@@ -13,7 +13,7 @@ def select(hyp: Hypothesis, runs: pd.DataFrame, successful_only: bool = True) ->
     data = runs[runs["status"] == "ok"] if "status" in runs.columns and successful_only else runs
     for factor, value in hyp.scope.items():
         values = {canon(v) for v in (value if isinstance(value, list) else [value])}
-        data = data[data[factor].map(canon).isin(values)]
+        data = data[canon_column(data[factor]).isin(values)]
     mapping = hyp.compare.level_map()
     group = data[hyp.compare.factor].map(lambda v: mapping.get(canon(v)))
     return data.assign(_group=group).dropna(subset=["_group", hyp.metric] if successful_only else ["_group"])
@@ -31,6 +31,6 @@ def _numeric_first(label: str):
 def split_cells(hyp: Hypothesis, data: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """One (label, runs) per level of ``per`` when the claim holds per cell; else one cell."""
     if hyp.per and hyp.holds in ("all", "any"):
-        cells = [(f"{hyp.per}={k}", g) for k, g in data.groupby(data[hyp.per].map(canon), sort=False)]
+        cells = [(f"{hyp.per}={k}", g) for k, g in data.groupby(canon_column(data[hyp.per]), sort=False)]
         return sorted(cells, key=lambda item: _numeric_first(item[0]))
     return [("all", data)]

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal, Union
 
+import numpy as np
 import pandas as pd
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
@@ -24,6 +25,14 @@ def canon(value) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def canon_column(series: pd.Series) -> pd.Series:
+    """:func:`canon` of every value of a column, computed once per distinct value (a
+    campaign's factor columns hold a few levels over thousands of runs)."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=False)
+    return pd.Series(np.asarray([canon(v) for v in uniques], dtype=object)[codes], index=series.index,
+                     name=series.name)
 
 
 class Compare(BaseModel):
@@ -267,7 +276,7 @@ def check_against(hyp: Hypothesis, runs: pd.DataFrame) -> None:
     for key, factor, levels in wanted:
         if factor not in runs.columns:
             fail(key, f"unknown factor {factor!r}")
-        have = sorted({canon(v) for v in runs[factor].dropna()})
+        have = sorted({canon(v) for v in runs[factor].dropna().unique()})
         for level in levels:
             if canon(level) not in have:
                 fail(key, f"level {level!r} of {factor!r} not in the data (have: {', '.join(have)})")
