@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import pandas as pd
 
@@ -148,16 +148,21 @@ def _short_names(factor: str, level, levels) -> set:
 
 def levels_named(text: str, factor: str, levels) -> set:
     """The levels of ``factor`` that a free-text ``compared_to`` names."""
+    return set(_levels_named(text, factor, tuple(levels)))
+
+
+@lru_cache(maxsize=1 << 16)  # a study's few thousand compared_to texts are read tens of thousands of times
+def _levels_named(text: str, factor: str, levels: tuple) -> frozenset:
     if factor == "ip_version":
-        return {int(v) for v in _IP.findall(text)}
+        return frozenset(int(v) for v in _IP.findall(text))
     named = set()
     for level in levels:
         labels = {str(level), level_label(factor, level)} | _short_names(factor, level, levels)
         if any(re.search(rf"(?<![\w-]){re.escape(lb)}(?![\w-])", text) for lb in labels if lb):
             named.add(level)
     # "games Quake3" names Quake3, not also the generic level "games" its name contains
-    return {level for level in named
-            if not any(other != level and str(level) in str(other) for other in named)}
+    return frozenset(level for level in named
+                     if not any(other != level and str(level) in str(other) for other in named))
 
 
 _THE_OTHERS = re.compile(r"(the )?(other|rest of the|any (of the )?other)\b[^,(]*\b(OS|OSes|operating systems)\b",
