@@ -112,29 +112,48 @@ def built_papers(papers_build):
     return papers_build[0]
 
 
+def _shared_across_workers(tmp_path_factory, kind: str, compute):
+    """key -> a fresh copy of ``compute(key)``, computed once per test run: the
+    pytest-xdist workers share each value through a pickle in the run's temporary
+    folder (the first to ask computes it under a lock, the others wait and read
+    it); every call unpickles a new copy, so a test may change what it gets."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / kind
+    shared.mkdir(exist_ok=True)
+
+    def value(key: str):
+        stored = shared / f"{key}.pickle"
+        with open(shared / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not stored.exists():
+                partial = stored.with_suffix(".partial")
+                partial.write_bytes(pickle.dumps(compute(key)))
+                partial.replace(stored)
+        return pickle.loads(stored.read_bytes())
+
+    return value
+
+
 @pytest.fixture(scope="session")
 def reproduced(tmp_path_factory):
     """study -> ``reproduce_study(study)``, computed once per test run: study 004
-    takes some 20 s of CPU and five test files read its reproduction. The
-    pytest-xdist workers share each one through a pickle in the run's temporary
-    folder (the first to ask computes it under a lock, the others wait and read
-    it); every call returns a fresh copy, so a test may change what it gets.
+    takes some 20 s of CPU and five test files read its reproduction. Shared by
+    the workers, a fresh copy per call (``_shared_across_workers``).
     Only for tests that read a reproduction of the bundled claims and records:
     one that changes NETREPRO_CLAIMS or the records calls reproduce_study itself."""
     from analysis.reproduce.study import reproduce_study
 
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "reproductions"
-    shared.mkdir(exist_ok=True)
+    return _shared_across_workers(tmp_path_factory, "reproductions", reproduce_study)
 
-    def reproduction(study: str):
-        stored = shared / f"{study}.pickle"
-        with open(shared / f"{study}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not stored.exists():
-                partial = stored.with_suffix(".partial")
-                partial.write_bytes(pickle.dumps(reproduce_study(study)))
-                partial.replace(stored)
-        return pickle.loads(stored.read_bytes())
 
-    return reproduction
+@pytest.fixture(scope="session")
+def record_of(tmp_path_factory):
+    """study -> ``load_record(study)``, read once per test run: the thesis's claims
+    file (004) takes some 2 s of CPU to parse and validate, and six test files
+    read it; unpickling a copy takes 0.03 s. Shared by the workers, a fresh copy
+    per call (``_shared_across_workers``), before any of its indexes is built.
+    Only for the bundled claims and records: a test that changes NETREPRO_CLAIMS
+    or the records calls load_record itself."""
+    from analysis.reproduce.lookup import load_record
+
+    return _shared_across_workers(tmp_path_factory, "records", load_record)
