@@ -47,9 +47,10 @@ test: setup
 # The quick loop while working: no notebooks (nbval), no live network
 # namespaces or tool runs, nothing marked slow; under a minute on two cores.
 # --dist loadfile: a test file's module fixtures (a study's record, an
-# ingested campaign) are set up on one worker, not on both.
+# ingested campaign) are set up on one worker, not on both. The "fast"
+# Hypothesis profile: the fixed inputs of `make test`, a fifth as many (tests/budget.py).
 test-fast: setup
-	$(BIN)/python -m pytest tests -m "not slow and not netns and not tools" -n 2 --dist loadfile -q
+	HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest tests -m "not slow and not netns and not tools" -n 2 --dist loadfile -q
 
 # Long fuzzing of every parser with mutated genuine outputs: the random "dev"
 # Hypothesis profile (5000 inputs per parser; a failure prints the input that

@@ -22,8 +22,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 # `make test` (and so CI): derandomised, no deadline, no example database -> the same
 # inputs on every run and every machine.  `make fuzz` loads "dev": random and long.
+# `make test-fast` loads "fast": "ci"'s fixed seed with a fifth of its inputs (20 per
+# test; a test that asks for N draws examples(N), tests/budget.py), for the quick loop.
 settings.register_profile("ci", derandomize=True, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fast", settings.get_profile("ci"), max_examples=20)
 settings.register_profile("dev", deadline=None, max_examples=5000,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
