@@ -32,6 +32,14 @@ settings.register_profile("dev", deadline=None, max_examples=5000,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# Hypothesis' Unicode tables (which characters utf-8 encodes, the categories) take
+# some 5 s of CPU to compute in each process that first draws text: kept between
+# runs outside the checkout (XDG cache), as Hypothesis itself would keep them in
+# .hypothesis/, and copied into each session's own folder. They depend only on the
+# Python's Unicode version and Hypothesis' table format, both in their file names.
+UNICODE_TABLES = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "netrepro" / "hypothesis-unicode"
+
+
 def pytest_configure(config):  # noqa: D103 - pytest hook
     config.addinivalue_line("markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
     # Hypothesis caches what it learns (the code's constants, Unicode tables) in
@@ -39,9 +47,22 @@ def pytest_configure(config):  # noqa: D103 - pytest hook
     # session (each xdist worker) its own folder instead, removed at the end.
     config.hypothesis_home = Path(tempfile.mkdtemp(prefix="netrepro-hypothesis-"))
     set_hypothesis_home_dir(config.hypothesis_home)
+    if UNICODE_TABLES.is_dir():
+        shutil.copytree(UNICODE_TABLES, config.hypothesis_home / "unicode_data")
 
 
 def pytest_unconfigure(config):  # noqa: D103 - pytest hook
+    tables = config.hypothesis_home / "unicode_data"
+    try:  # the tables this session computed, for the next runs (each file replaced whole)
+        for table in tables.rglob("*.json.gz"):
+            kept = UNICODE_TABLES / table.relative_to(tables)
+            if not kept.exists():
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                partial = kept.with_name(f".{kept.name}.{os.getpid()}")
+                shutil.copyfile(table, partial)
+                partial.replace(kept)
+    except OSError:  # no writable cache folder: the next run computes them again
+        pass
     shutil.rmtree(config.hypothesis_home, ignore_errors=True)
 
 
