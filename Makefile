@@ -35,6 +35,12 @@ report: setup
 pdf: report
 	$(BIN)/python -m analysis.report.pdf reports
 
+# Python keeps each module's bytecode in __pycache__/ (git ignores it) and pytest its
+# assert-rewritten tests there: where the environment sets PYTHONDONTWRITEBYTECODE,
+# every test worker, kernel and command run by a test compiled src/ and tests/ again on
+# every run (some 8 s of CPU per pytest worker). The test targets write the caches.
+KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
+
 # The layers (import-linter), the types (mypy), then the tests on two workers;
 # --dist loadfile keeps each notebook (nbval) and each test file on one worker;
 # --no-loadscope-reorder hands out the files longest first (tests/conftest.py's
@@ -42,14 +48,15 @@ pdf: report
 test: setup
 	$(BIN)/lint-imports
 	$(BIN)/mypy src/analysis
-	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+	$(KEEP_BYTECODE) $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The quick loop while working: no notebooks (nbval), no live network
 # namespaces or tool runs, nothing marked slow; under a minute on two cores.
 # --dist loadfile: a test file's module fixtures (a study's record, an
-# ingested campaign) are set up on one worker, not on both.
+# ingested campaign) are set up on one worker, not on both. The "fast"
+# Hypothesis profile: the fixed inputs of `make test`, a fifth as many (tests/budget.py).
 test-fast: setup
-	$(BIN)/python -m pytest tests -m "not slow and not netns and not tools" -n 2 --dist loadfile -q
+	$(KEEP_BYTECODE) HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest tests -m "not slow and not netns and not tools" -n 2 --dist loadfile -q
 
 # Long fuzzing of every parser with mutated genuine outputs: the random "dev"
 # Hypothesis profile (5000 inputs per parser; a failure prints the input that

@@ -22,11 +22,22 @@ REPO = Path(__file__).resolve().parents[1]
 
 # `make test` (and so CI): derandomised, no deadline, no example database -> the same
 # inputs on every run and every machine.  `make fuzz` loads "dev": random and long.
+# `make test-fast` loads "fast": "ci"'s fixed seed with a fifth of its inputs (20 per
+# test; a test that asks for N draws examples(N), tests/budget.py), for the quick loop.
 settings.register_profile("ci", derandomize=True, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fast", settings.get_profile("ci"), max_examples=20)
 settings.register_profile("dev", deadline=None, max_examples=5000,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# Hypothesis' Unicode tables (which characters utf-8 encodes, the categories) take
+# some 5 s of CPU to compute in each process that first draws text: kept between
+# runs outside the checkout (XDG cache), as Hypothesis itself would keep them in
+# .hypothesis/, and copied into each session's own folder. They depend only on the
+# Python's Unicode version and Hypothesis' table format, both in their file names.
+UNICODE_TABLES = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "netrepro" / "hypothesis-unicode"
 
 
 def pytest_configure(config):  # noqa: D103 - pytest hook
@@ -36,9 +47,22 @@ def pytest_configure(config):  # noqa: D103 - pytest hook
     # session (each xdist worker) its own folder instead, removed at the end.
     config.hypothesis_home = Path(tempfile.mkdtemp(prefix="netrepro-hypothesis-"))
     set_hypothesis_home_dir(config.hypothesis_home)
+    if UNICODE_TABLES.is_dir():
+        shutil.copytree(UNICODE_TABLES, config.hypothesis_home / "unicode_data")
 
 
 def pytest_unconfigure(config):  # noqa: D103 - pytest hook
+    tables = config.hypothesis_home / "unicode_data"
+    try:  # the tables this session computed, for the next runs (each file replaced whole)
+        for table in tables.rglob("*.json.gz"):
+            kept = UNICODE_TABLES / table.relative_to(tables)
+            if not kept.exists():
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                partial = kept.with_name(f".{kept.name}.{os.getpid()}")
+                shutil.copyfile(table, partial)
+                partial.replace(kept)
+    except OSError:  # no writable cache folder: the next run computes them again
+        pass
     shutil.rmtree(config.hypothesis_home, ignore_errors=True)
 
 
@@ -112,29 +136,48 @@ def built_papers(papers_build):
     return papers_build[0]
 
 
+def _shared_across_workers(tmp_path_factory, kind: str, compute):
+    """key -> a fresh copy of ``compute(key)``, computed once per test run: the
+    pytest-xdist workers share each value through a pickle in the run's temporary
+    folder (the first to ask computes it under a lock, the others wait and read
+    it); every call unpickles a new copy, so a test may change what it gets."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / kind
+    shared.mkdir(exist_ok=True)
+
+    def value(key: str):
+        stored = shared / f"{key}.pickle"
+        with open(shared / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not stored.exists():
+                partial = stored.with_suffix(".partial")
+                partial.write_bytes(pickle.dumps(compute(key)))
+                partial.replace(stored)
+        return pickle.loads(stored.read_bytes())
+
+    return value
+
+
 @pytest.fixture(scope="session")
 def reproduced(tmp_path_factory):
     """study -> ``reproduce_study(study)``, computed once per test run: study 004
-    takes some 20 s of CPU and five test files read its reproduction. The
-    pytest-xdist workers share each one through a pickle in the run's temporary
-    folder (the first to ask computes it under a lock, the others wait and read
-    it); every call returns a fresh copy, so a test may change what it gets.
+    takes some 20 s of CPU and five test files read its reproduction. Shared by
+    the workers, a fresh copy per call (``_shared_across_workers``).
     Only for tests that read a reproduction of the bundled claims and records:
     one that changes NETREPRO_CLAIMS or the records calls reproduce_study itself."""
     from analysis.reproduce.study import reproduce_study
 
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "reproductions"
-    shared.mkdir(exist_ok=True)
+    return _shared_across_workers(tmp_path_factory, "reproductions", reproduce_study)
 
-    def reproduction(study: str):
-        stored = shared / f"{study}.pickle"
-        with open(shared / f"{study}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not stored.exists():
-                partial = stored.with_suffix(".partial")
-                partial.write_bytes(pickle.dumps(reproduce_study(study)))
-                partial.replace(stored)
-        return pickle.loads(stored.read_bytes())
 
-    return reproduction
+@pytest.fixture(scope="session")
+def record_of(tmp_path_factory):
+    """study -> ``load_record(study)``, read once per test run: the thesis's claims
+    file (004) takes some 2 s of CPU to parse and validate, and six test files
+    read it; unpickling a copy takes 0.03 s. Shared by the workers, a fresh copy
+    per call (``_shared_across_workers``), before any of its indexes is built.
+    Only for the bundled claims and records: a test that changes NETREPRO_CLAIMS
+    or the records calls load_record itself."""
+    from analysis.reproduce.lookup import load_record
+
+    return _shared_across_workers(tmp_path_factory, "records", load_record)

@@ -8,6 +8,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from analysis.errors import ParseError
 from analysis.parsers import parse_bytes, parse_text, sniff
 
+from budget import examples
+
 
 @pytest.mark.parametrize("blank", [b"", b"   \n\n", b"\r\n"])
 def test_empty_output_is_a_parse_error_at_line_1(blank):
@@ -21,7 +23,7 @@ def test_unrelated_text_names_its_first_line():
     assert sniff("Dear diary") is None
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=2000))
 def test_arbitrary_bytes_raise_only_parse_errors(data):
     try:
@@ -30,7 +32,7 @@ def test_arbitrary_bytes_raise_only_parse_errors(data):
         pass
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=2000))
 def test_arbitrary_text_raises_only_parse_errors(text):
     try:

@@ -23,6 +23,8 @@ from analysis.parsers import contents, ditg_log
 from analysis.parsers.ditg_log import packets_frame
 from analysis.stats import arrival_order, per_packet
 
+from budget import examples
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests/fixtures/ditg"
 LOGS = {"udp4": ("UDP", 4), "udp6": ("UDP", 6), "tcp4": ("TCP", 4), "multi": ("mixed", 4),
@@ -329,7 +331,7 @@ def test_a_campaign_without_packets_gets_a_clear_error():
         per_packet.delay_percentiles(None, ["ip_version"])
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.lists(st.integers(-5, 40), min_size=1, max_size=300),
        st.lists(st.floats(0, 1), min_size=1, max_size=8))
 def test_quantiles_from_value_counts_equal_numpy_on_the_sample(sample, quantiles):

@@ -1,6 +1,7 @@
 """How the notebooks show tables and each claim's figure (analysis.report.show,
 analysis.figures.claim_figures)."""
 
+import shutil
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -36,32 +37,46 @@ def test_a_long_table_can_start_folded_and_an_empty_one_says_so():
     assert show.table(None, columns=["a", "a"]).frame.empty
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def demo_claims():
-    """demo-loopback's runs, design factors, hypothesis file and verdicts: what draw_claims needs."""
+    """demo-loopback's runs, design factors, hypothesis file and verdicts: what draw_claims needs
+    (read once for this module; draw_claims changes none of them)."""
     data = load_campaign(ROOT / "data/raw/demo-loopback")
     runs = one_row_per_run(data.runs)
     hypotheses = ROOT / "data/hypotheses/demo-loopback.yaml"
     return data, runs, overview.design_factors(data, runs), hypotheses, evaluate_hypotheses(runs, hypotheses)
 
 
-def test_each_claim_gets_its_figure_with_its_verdict(tmp_path, demo_claims):
+@pytest.fixture(scope="module")
+def drawn(demo_claims, tmp_path_factory):
+    """Every claim's figure drawn once for this module into an empty folder (a second or so
+    of CPU): the folder, what draw_claims returned, and the figures open before and after."""
     data, runs, factors, hypotheses, verdicts = demo_claims
+    out = tmp_path_factory.mktemp("claims")
     open_before = plt.get_fignums()
-    claims = draw_claims(runs, hypotheses, tmp_path, campaign=data.name, synthetic=False, factors=factors,
+    claims = draw_claims(runs, hypotheses, out, campaign=data.name, synthetic=False, factors=factors,
                          verdicts=verdicts)
+    return out, claims, (open_before, plt.get_fignums())
+
+
+def test_each_claim_gets_its_figure_with_its_verdict(demo_claims, drawn):
+    verdicts = demo_claims[-1]
+    _, claims, (open_before, open_after) = drawn
     assert [c.id for c in claims] == list(verdicts["id"])
     assert all(c.png.is_file() and c.png.name == f"claim_{c.id}_{c.metric}.png" for c in claims)
     assert claims[0].caption == f"**D1 — {verdicts['verdict'][0]}**: {verdicts['statement'][0]}"
-    assert plt.get_fignums() == open_before  # every figure saved and closed
+    assert open_after == open_before  # every figure saved and closed
 
 
-def test_claim_figures_drawn_again_from_the_same_inputs_are_kept(tmp_path, demo_claims):
+def test_claim_figures_drawn_again_from_the_same_inputs_are_kept(tmp_path, demo_claims, drawn):
     data, runs, factors, hypotheses, verdicts = demo_claims
+    shutil.copytree(drawn[0], tmp_path, dirs_exist_ok=True)  # the first drawing: figures, inputs' keys, times
     draw = lambda table: draw_claims(runs, hypotheses, tmp_path, campaign=data.name, synthetic=False,  # noqa: E731
                                      factors=factors, verdicts=table)
+    stamps = {png.name: png.stat().st_mtime_ns for png in tmp_path.glob("*.png")}
     first = draw(verdicts)
-    stamps = {c.png.name: c.png.stat().st_mtime_ns for c in first}
+    assert [c.png.name for c in first] == [c.png.name for c in drawn[1]]
+    assert stamps.keys() == {c.png.name for c in first}
     assert draw(verdicts) == first
     assert {c.png.name: c.png.stat().st_mtime_ns for c in first} == stamps  # not one file written again
     changed = verdicts.assign(verdict=[(f"not {v}" if i == 0 else v) for i, v in enumerate(verdicts["verdict"])])

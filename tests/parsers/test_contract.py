@@ -38,6 +38,8 @@ from analysis.errors import ParseError
 from analysis.parsers import ditg, iperf2, iperf3, netperf, parse_file, sniff
 from analysis.parsers.text import decode
 
+from budget import examples
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MODULES: dict[str, ModuleType] = {"netperf": netperf, "iperf2": iperf2, "iperf3": iperf3, "ditg": ditg}
 ITGDEC_SERIES = {"-b": "bitrate", "-d": "delay", "-j": "jitter", "-p": "packetloss"}
@@ -142,7 +144,7 @@ def test_no_parser_claims_another_tools_output(tool):
 
 
 @pytest.mark.parametrize("tool", MODULES)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.text())
 def test_arbitrary_text_raises_only_parse_error(tool, text):
     MODULES[tool].detect(text)
@@ -176,7 +178,7 @@ def _mutate(text: str, data: st.DataObject) -> str:
 
 
 @pytest.mark.parametrize("tool", MODULES)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_mutated_fixtures_raise_only_parse_error(tool, data):
     texts = [f for f in GENUINE if f.tool == tool and not f.binary]

@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from analysis.errors import ParseError
 from analysis.parsers import ditg, ditg_format, ditg_log, ditg_stats, parse_bytes, parse_file
 
+from budget import examples
+
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "ditg"
 DAMAGED = Path(__file__).resolve().parents[1] / "fixtures" / "damaged" / "ditg"  # hand-damaged copies
 BINARIES = sorted(p.name for p in FIX.glob("*.bin"))
@@ -311,7 +313,7 @@ def test_no_text_fixture_passes_as_a_binary_log():
 
 # --- robustness --------------------------------------------------------------------
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=1000))
 def test_arbitrary_bytes_raise_only_parse_errors(data):
     try:
@@ -320,7 +322,7 @@ def test_arbitrary_bytes_raise_only_parse_errors(data):
         pass
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 28511), st.binary(min_size=1, max_size=8))
 def test_mutated_binary_log_raises_only_parse_errors(offset, patch):
     data = bytearray((FIX / "udp4.recv.bin").read_bytes())

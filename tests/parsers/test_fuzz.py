@@ -59,8 +59,10 @@ from analysis.parsers import ditg, iperf2, iperf3, netperf, parse_bytes
 from analysis.parsers.ditg_log import RECORD_SIZE
 from analysis.parsers.text import decode
 
+from budget import examples
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-EXAMPLES = max(200, settings().max_examples)  # "ci": 200 per parser; "dev" (make fuzz): its 5000
+EXAMPLES = max(examples(200), settings().max_examples)  # "ci": 200 per parser; "dev" (make fuzz): its 5000; "fast": 40
 FUZZ = settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 REACH: dict[str, Counter] = {}

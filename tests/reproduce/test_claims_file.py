@@ -1,20 +1,12 @@
 """Claims files validate, and every quote is verbatim in its study's text."""
 import copy
-import functools
 
 import pytest
 import yaml
 
 from analysis.reproduce.claims import ClaimsError, claims_dir, parse_claims, studies
-from analysis.reproduce import load_record
 
 STUDIES = studies()
-
-
-@pytest.fixture(scope="module")
-def record_of():
-    """Each study's record and claims read once for this module (the thesis's take seconds)."""
-    return functools.cache(load_record)
 
 
 def test_every_study_has_a_claims_file():

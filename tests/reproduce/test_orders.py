@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.reproduce.common_reference import References
-from analysis.reproduce.lookup import KEY_COLUMNS, RowIndex, levels_named, load_record, others_named
+from analysis.reproduce.lookup import KEY_COLUMNS, RowIndex, levels_named, others_named
 from analysis.reproduce.stated_sizes import DIRECTION, direction_rows, load_doubtful, load_stated_sizes
 from analysis.reproduce.verdicts import evaluate_claim
 
@@ -143,11 +143,11 @@ def test_an_order_said_of_several_sizes_is_copied_to_each_other_size_sign_only()
     assert set(copies["statistic"]) == {DIRECTION} and copies["id"].tolist() == ["004-0269@2455", "004-0269@8037"]
 
 
-def test_every_stated_size_reading_is_verbatim_and_measured():
+def test_every_stated_size_reading_is_verbatim_and_measured(record_of):
     stated = load_stated_sizes()
     assert len(stated) > 200
     for study in sorted({row.split("-")[0] for row in stated["row"]}):
-        record = load_record(next(s for s in _studies() if s.startswith(study)))
+        record = record_of(next(s for s in _studies() if s.startswith(study)))
         rows = record.rows.set_index("id")
         measured = set(record.rows["size_bytes"].dropna().astype(int))
         for row_id, sizes, words in stated[stated["row"].str.startswith(study)].itertuples(index=False):
@@ -161,41 +161,47 @@ def _studies():
     return [p.stem for p in sorted((load_stated_sizes.__globals__["published_dir"]()).glob("[0-9][0-9][0-9]_*.csv"))]
 
 
-def _verdict(claim_id):
-    record = load_record(THESIS)
-    claim = next(c for c in record.claims.claims if c.id == claim_id)
-    return evaluate_claim(claim, record)
+@pytest.fixture(scope="module")
+def verdict(record_of):
+    """claim id -> ``evaluate_claim`` of that claim of the thesis, on one record
+    read for this module (its indexes built once for all the tests here)."""
+    record = record_of(THESIS)
+
+    def evaluate(claim_id):
+        return evaluate_claim(next(c for c in record.claims.claims if c.id == claim_id), record)
+
+    return evaluate
 
 
-def test_a_range_stated_against_the_claim_refutes_it_at_the_sizes_it_names():
-    row, cells = _verdict("C2153")  # TCP over UDP at 1518-5266; Fedora UDP above TCP "from 2455 to 8037"
+def test_a_range_stated_against_the_claim_refutes_it_at_the_sizes_it_names(verdict):
+    row, cells = verdict("C2153")  # TCP over UDP at 1518-5266; Fedora UDP above TCP "from 2455 to 8037"
     assert row["verdict"] == "disagrees"
     fedora = {c["cell"]: c for c in cells if c["cell"].startswith("Fedora")}
     assert fedora["Fedora, 3392"]["verdict"] == "disagrees"
     assert "said of several sizes" in fedora["Fedora, 3392"]["diff_source"]
 
 
-def test_an_order_through_a_common_reference_decides_a_cell_with_no_number():
-    row, cells = _verdict("C1089")  # OpenSUSE IPv6 2% above Ubuntu IPv4, which is 5% above Ubuntu IPv6
+def test_an_order_through_a_common_reference_decides_a_cell_with_no_number(verdict):
+    row, cells = verdict("C1089")  # OpenSUSE IPv6 2% above Ubuntu IPv4, which is 5% above Ubuntu IPv6
     quake = next(c for c in cells if c["cell"] == "games Quake3")
     assert quake["verdict"] == "agrees" and "common reference" in quake["diff_source"]
 
 
-def test_a_doubtfully_labelled_row_is_no_evidence():
+def test_a_doubtfully_labelled_row_is_no_evidence(verdict):
     doubtful = load_doubtful()
     assert (doubtful["reason"].str.len() > 20).all()
-    row, cells = _verdict("C1043")  # a number of the second "Linux Ubuntu" bullet decided it before
+    row, cells = verdict("C1043")  # a number of the second "Linux Ubuntu" bullet decided it before
     assert not any(r in doubtful["row"].tolist() for c in cells for r in c["rows"])
     assert "common reference" in cells[0]["diff_source"]  # Figure 5-3-28's, both against Windows 7 on CSa
 
 
-def test_a_number_tied_to_one_unnamed_size_shows_the_order_there_only():
-    row, cells = _verdict("C2146")  # "but still 1% more than Microsoft Windows 7 in some particular frame size"
+def test_a_number_tied_to_one_unnamed_size_shows_the_order_there_only(verdict):
+    row, cells = verdict("C2146")  # "but still 1% more than Microsoft Windows 7 in some particular frame size"
     assert row["verdict"] == "agrees where printed"
     unnamed = [c for c in cells if "one size the text does not name" in c["cell"]]
     assert len(unnamed) == 1 and unnamed[0]["verdict"] == "agrees" and unnamed[0]["rows"] == ["004-0237"]
 
 
-def test_the_other_half_of_a_sentence_the_layout_split_restates_the_claim():
-    row, cells = _verdict("C718")  # "... however, 8%" [other lines] "less than Fedora and only 2% less than ..."
+def test_the_other_half_of_a_sentence_the_layout_split_restates_the_claim(verdict):
+    row, cells = verdict("C718")  # "... however, 8%" [other lines] "less than Fedora and only 2% less than ..."
     assert row["verdict"] == "restated"

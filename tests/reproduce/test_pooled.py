@@ -4,7 +4,7 @@ the thesis's 6.3 gives 'the remaining of the operating systems' IPv4 2.7% above 
 
 import pytest
 
-from analysis.reproduce.lookup import PCT_STATS, load_record
+from analysis.reproduce.lookup import PCT_STATS
 from analysis.reproduce.pooled import said_of_a_group, similar_statements
 from analysis.reproduce.verdicts import evaluate_claim
 
@@ -13,8 +13,8 @@ THROUGHPUT = "throughput_mbps"
 
 
 @pytest.fixture(scope="module")
-def r004():
-    return load_record(S004)
+def r004(record_of):
+    return record_of(S004)
 
 
 def _equivalence(record, fragment, os):

@@ -8,12 +8,14 @@ from hypothesis import strategies as st
 
 from analysis.reproduce.lookup import KEY_COLUMNS, load_record, match
 
+from budget import examples
+
 STUDIES = ["000_4e5320b6fe1e825c", "003_78d69edb35c6dd71", "004_a7738a926cf50bd6"]
 
 
 @pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @pytest.mark.parametrize("study", STUDIES)
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def test_select_equals_the_mask_over_the_whole_table(study, data):
     record = _record(study)

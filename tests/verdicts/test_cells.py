@@ -21,6 +21,8 @@ from analysis.ingest.per_run import one_row_per_run
 from analysis.stats import power_for_change
 from analysis.verdicts import VERDICTS, evaluate
 
+from budget import examples
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -227,7 +229,7 @@ SPECS = [claim("greater"), claim("less", test="mann-whitney"), claim("different"
 
 
 @pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(a=VALUES, b=VALUES, per=hs.booleans())
 def test_any_data_gets_one_row_per_claim_with_a_reason(a, b, per):
     data = runs(a, b)

@@ -405,9 +405,19 @@ def stop_orphan_guests(prefix: str, wait_s: float = 5.0) -> list[int]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + wait_s
-    while any(Path(f"/proc/{pid}").exists() for pid in found) and time.monotonic() < deadline:
+    while any(_running(pid) for pid in found) and time.monotonic() < deadline:
         time.sleep(0.1)
     return found
+
+
+def _running(pid: int) -> bool:
+    """The process exists and has not exited: a killed process its parent has not
+    reaped yet (a zombie, state Z) holds nothing any more, so it is not waited for."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
 class CaughtSignals:
