@@ -55,8 +55,12 @@ test: setup
 # --dist loadfile: a test file's module fixtures (a study's record, an
 # ingested campaign) are set up on one worker, not on both. The "fast"
 # Hypothesis profile: the fixed inputs of `make test`, a fifth as many (tests/budget.py).
+# Without the nbval plugin (-p no:nbval, and the configured --nbval dropped): tests/
+# holds no notebook, and importing it (nbformat, jsonschema's format checkers)
+# cost each of the three processes 2 s of CPU.
+FAST_TESTS := tests -o addopts=-ra -p no:nbval -m "not slow and not netns and not tools" -n 2 --dist loadfile -q
 test-fast: setup
-	$(KEEP_BYTECODE) HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest tests -m "not slow and not netns and not tools" -n 2 --dist loadfile -q
+	$(KEEP_BYTECODE) HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest $(FAST_TESTS)
 
 # Long fuzzing of every parser with mutated genuine outputs: the random "dev"
 # Hypothesis profile (5000 inputs per parser; a failure prints the input that

@@ -28,8 +28,8 @@ LAN = ROOT / "data/raw/lan-p2p"
 BIN = Path(sys.executable).parent
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
 TEST_ENV = ENV | {"PYTHONDONTWRITEBYTECODE": ""}  # the Makefile's KEEP_BYTECODE
-FAST_TESTS = [*PYTEST, "tests", "-m", "not slow and not netns and not tools", "-n", "2", "--dist", "loadfile",
-              "-q"]  # make test-fast, with FAST_ENV
+FAST_TESTS = [*PYTEST, "tests", "-o", "addopts=-ra", "-p", "no:nbval", "-m", "not slow and not netns and not tools",
+              "-n", "2", "--dist", "loadfile", "-q"]  # make test-fast, with FAST_ENV
 FAST_ENV = TEST_ENV | {"HYPOTHESIS_PROFILE": "fast"}
 ALL_TESTS = ([str(BIN / "lint-imports")], [str(BIN / "mypy"), "src/analysis"],
              [*PYTEST, "-n", "2", "--dist", "loadfile", "--no-loadscope-reorder", "-q"])  # make test
