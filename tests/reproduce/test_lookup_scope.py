@@ -131,6 +131,15 @@ def test_a_finding_printed_again_in_nearly_its_words_is_said_again_either_way():
                   "on Windows Server 2008 yielded similar throughput however, IPv4 was 3% higher.")
     assert not said_again(claim_text.lower(), other.lower())
     assert not said_again("ipv4 was 3% higher than ipv6", "ipv4 was 3% higher than ipv6 on fedora")  # too short
+    bullet = ("Based on the graph presented in Figure 5-2-20, it can be said that Microsoft Windows Server 2003 utilising "
+              "TCP on IPv4 on all of the frame sizes outperformed UDP on IPv4 except for frame size 4329 Bytes where UDP "
+              "on IPv4 outperformed TCP by 53.8%.")
+    closing = ("Based on the graph presented in Figure 5-2-20, it can be concluded that Microsoft Windows Server 2003 on "
+               "all of the frame sizes TCP outperformed UDP except for frame size 4329 Bytes where UDP outperformed TCP "
+               "by 53.8%.")
+    assert said_again(closing, bullet) and said_again(bullet, closing)  # the figure's formula aside, one finding
+    more = closing.replace("by 53.8%.", "by 53.8% and by 2% on the rest.")
+    assert not said_again(closing, more)  # a sentence with a number of its own says more than the claim
 
 
 def test_a_body_finding_printed_twice_is_no_evidence_for_either_printing():
@@ -158,3 +167,15 @@ def test_an_equivalence_known_only_from_its_own_percentage_is_restated_not_a_tie
     similar = claim(per=[], scope={}, compare={"factor": "os", "levels": ["A", "B"]}, direction="equivalent",
                     margin=0.1, quote="All produced very similar values however, A was slightly higher by 0.1% than B.")
     assert verdict(record(rows + [row(2, os="B", statistic="sd", value=1.0)], [similar]))["verdict"] == "restated"
+
+
+def test_two_means_printed_for_different_settings_are_no_difference():
+    """Windows' client-server RTT beside Ubuntu's peer-to-peer RTT at one size compares testbeds, not OSes."""
+    def mean(n, os, testbed, value):
+        return row(n, os=os, testbed=testbed, size_bytes=1408, statistic="mean", value=value, unit="ms",
+                   metric="throughput_mbps")
+    overall = claim(scope={}, per=["size_bytes"], compare={"factor": "os", "levels": ["Ubuntu", "Server"]})
+    apart = [mean(1, "Ubuntu", "peer-to-peer", 0.30), mean(2, "Server", "client-server", 0.19)]
+    assert verdict(record(apart, [overall]))["verdict"] == "untestable"
+    alike = [mean(1, "Ubuntu", "peer-to-peer", 0.30), mean(2, "Server", "peer-to-peer", 0.19)]
+    assert verdict(record(alike, [overall]))["verdict"] != "untestable"

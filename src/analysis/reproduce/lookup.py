@@ -243,26 +243,33 @@ def same_sentence(quote: str, snippet: str) -> bool:
 _MEASURE = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?\s*(?:%|mbps|ms)(?!\w)")
 _TOKEN = re.compile(r"[\w.%-]+")
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z])")
+# the formula a sentence opens with to cite its figure: said alike of different findings, it is no part of them
+_OPENER = re.compile(r"^(?:based on the graph \w+ in figure [\w.-]+,|according to figure [\w.-]+,)(?: it can be \w+ that,?)?\s*")
 SAID_AGAIN_WORDS = 12  # a claim this long, or longer,
-SAID_AGAIN_SIMILARITY = 0.7  # whose words, in order, match one sentence of the other text this closely
+SAID_AGAIN_SHARE = 0.85  # and one sentence of the other text share this much of the shorter's words, in order
 
 
 def said_again(quote: str, snippet: str) -> bool:
     """A second printing of the claim's finding ("Moreover, Figure 5-1-3 concluded that
     excluding frame size 4329 Bytes ... Windows Server 2003 on IPv4 produced 8% lower
     throughput values than the rest", after 5.1.1 said the same): one sentence of the
-    other text holds every measure the claim prints (a percentage, Mbps, ms) and its
-    words in nearly the same order (difflib's ratio; the thesis's "Based on the graph
+    other text prints the measures the claim prints and no other (percentages, Mbps, ms), and the
+    shorter of the two is nearly all in the longer, in order (difflib's matching blocks,
+    leaving out the formula that cites a figure: the thesis's "Based on the graph
     presented in Figure …, it can be said that" opens many sentences that are not it).
-    Short claims never count: "IPv4 outperformed IPv6" is in many sentences."""
-    words = _TOKEN.findall(quote.lower())
-    measures = {m.replace(" ", "") for m in _MEASURE.findall(quote.lower())}
+    Short texts never count: "IPv4 outperformed IPv6" is in many sentences."""
+    quote = _OPENER.sub("", quote.strip().lower())
+    words = _TOKEN.findall(quote)
+    measures = {m.replace(" ", "") for m in _MEASURE.findall(quote)}
     if len(words) < SAID_AGAIN_WORDS or not measures:
         return False
     for sentence in _SENTENCE_END.split(snippet):
-        text = sentence.lower()
-        if measures <= {m.replace(" ", "") for m in _MEASURE.findall(text)} and difflib.SequenceMatcher(
-                None, words, _TOKEN.findall(text), autojunk=False).ratio() >= SAID_AGAIN_SIMILARITY:
+        text = _OPENER.sub("", sentence.strip().lower())
+        other = _TOKEN.findall(text)
+        if len(other) < SAID_AGAIN_WORDS or measures != {m.replace(" ", "") for m in _MEASURE.findall(text)}:
+            continue  # a sentence that adds a number of its own says more than the claim
+        blocks = difflib.SequenceMatcher(None, words, other, autojunk=False).get_matching_blocks()
+        if sum(b.size for b in blocks) >= SAID_AGAIN_SHARE * min(len(words), len(other)):
             return True
     return False
 

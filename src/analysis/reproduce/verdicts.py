@@ -153,7 +153,7 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         out[key] = ev.sign * float(row["value"])
         out["diff_source"] = f"printed ({row['locator']}: {row['value_as_printed']} {row['unit']})"
         out["snippets"], out["rows"] = [row["snippet"]], [row["id"]]
-    if out["diff"] is None and mean_a is not None and mean_b is not None:
+    if out["diff"] is None and mean_a is not None and mean_b is not None and _same_setting(found_a, found_b, cell, factor):
         out["diff"], out["diff_source"] = mean_a - mean_b, "printed means"
         out["snippets"] = [found_a["snippet"].iloc[0], found_b["snippet"].iloc[0]]
         out["rows"] = [found_a["id"].iloc[0], found_b["id"].iloc[0]]
@@ -184,6 +184,21 @@ def _collect(claim: Claim, record: Record, cell: dict) -> dict:
         out["restated"] = True
         out["diff_source"] += " — the difference of the claim's own two numbers"
     return out
+
+
+def _same_setting(found_a: pd.DataFrame, found_b: pd.DataFrame, cell: dict, factor: str) -> bool:
+    """Whether two sides' printed means were printed for the same setting: on every
+    qualifier the cell leaves open (testbed, IP version, transport …), the rows of
+    one side say what the other's say. Windows' client-server mean beside Ubuntu's
+    peer-to-peer mean at one size is no difference of the two OSes."""
+    for column in KEY_COLUMNS:
+        if column == factor or column in cell:
+            continue
+        a = {str(v) for v in found_a[column] if pd.notna(v) and str(v) != ""}
+        b = {str(v) for v in found_b[column] if pd.notna(v) and str(v) != ""}
+        if a != b:
+            return False
+    return True
 
 
 def _order_only(claim: Claim, record: Record, out: dict, key_a: dict, key_b: dict, accept) -> None:
