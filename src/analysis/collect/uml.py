@@ -53,7 +53,7 @@ from analysis.collect.plan import HostSpec, TestbedSpec
 from analysis.collect.readiness import Endpoint, NamespaceProbe
 from analysis.collect.scratch import make_scratch
 from analysis.collect.ssh import HostError
-from analysis.collect.testbed import TestbedError, owner_path, remove_namespace, write_owner, sh
+from analysis.collect.testbed import TestbedError, owner_path, remove_namespace, sh, stop_orphan_guests, write_owner
 
 KERNELS_DIR = Path(os.environ.get("NETREPRO_UML_DIR", "/var/cache/netrepro/uml"))
 BOOT_S = 60.0  # a guest's boot until its sshd answers (about 3 s when the host is idle)
@@ -389,6 +389,8 @@ class UmlTestbed(HostsTestbed):
         finally:
             for guest in self.guests.values():
                 guest.stop()
+            if self.prefix is not None:  # a guest forked just as its holder was killed (while booting) is in no
+                stop_orphan_guests(self.prefix)  # namespace the kill reached: found by its umid, SIGKILLed by PID
             for ns in self.created_ns:
                 remove_namespace(ns)  # kills whatever of ours still runs there, and its taps and bridge go with it
             self.created_ns.clear()
