@@ -67,14 +67,18 @@ class Record:
     def directions(self) -> "RowIndex":
         """The orders printed differences state at sizes other than their own
         (:mod:`analysis.reproduce.stated_sizes`), indexed like the rows."""
-        return RowIndex(direction_rows(self.evidence_rows, load_stated_sizes()), similar_statements(self.claims),
+        return RowIndex(direction_rows(self.evidence_rows, self._stated_sizes), similar_statements(self.claims),
                         self.rows)
+
+    @cached_property
+    def _stated_sizes(self) -> pd.DataFrame:
+        return load_stated_sizes()
 
     @cached_property
     def one_size_rows(self) -> frozenset[str]:
         """Rows printed for no size that the text ties to one unnamed size
         (:func:`analysis.reproduce.stated_sizes.unnamed_size_rows`)."""
-        return unnamed_size_rows(load_stated_sizes())
+        return unnamed_size_rows(self._stated_sizes)
 
     def design_value(self, name: str):
         for item in self.design.get("design", []):
@@ -249,6 +253,7 @@ SAID_AGAIN_WORDS = 12  # a claim this long, or longer,
 SAID_AGAIN_SHARE = 0.85  # and one sentence of the other text share this much of the shorter's words, in order
 
 
+@lru_cache(maxsize=1 << 16)  # asked of the same claim and row for each of a claim's cells
 def said_again(quote: str, snippet: str) -> bool:
     """A second printing of the claim's finding ("Moreover, Figure 5-1-3 concluded that
     excluding frame size 4329 Bytes ... Windows Server 2003 on IPv4 produced 8% lower
@@ -418,8 +423,8 @@ class RowIndex:
                 if _OF_EXTREMES.search(str(row["compared_to"])) or self._of_peaks(metric, row, key, other):
                     continue  # a difference of two curves' minima or maxima is no cell's difference
                 named = levels_named(str(row["compared_to"]), factor, levels)
-                others = not named and others_named(row, factor, levels)
-                named = named or others or set()
+                others = set() if named else others_named(row, factor, levels)
+                named = named or others
                 each = len(named) > 1 and key[factor] not in named and _pins_all(key, row, factor, self.levels)
                 if not (named == {other[factor]} or (each and other[factor] in named)) \
                         or scope_conflicts(row, key, factor, self.levels):
