@@ -543,3 +543,19 @@ def test_a_study_page_is_rebuilt_when_the_os_campaign_arrives_or_changes(tmp_pat
     assert first and inputs("00_overview")["os_campaign"] == ""
     (raw / OS_CAMPAIGN / "iperf3" / "extra.txt").write_text("a new raw file\n")
     assert inputs("000_4e5320b6fe1e825c")["os_campaign"] not in ("", first)
+
+
+def test_the_longest_tasks_start_first_and_the_overview_last(tmp_path):
+    """doit starts tasks as listed: study 004 (2,431 claims, the longest task of the report) listed last
+    by name ran alone at the end of a cold build for 40 s."""
+    from analysis.reproduce.claims import studies
+    from analysis.report.tasks import longest_first
+
+    small, large = tmp_path / "small", tmp_path / "large"
+    for folder, size in ((small, 10), (large, 1000)):
+        folder.mkdir()
+        (folder / "run.txt").write_bytes(b"x" * size)
+    campaigns, ordered = longest_first([small, large], [*studies(), "00_overview"])
+    assert campaigns == [large, small]
+    assert ordered[0] == "004_a7738a926cf50bd6" and ordered[-1] == "00_overview"
+    assert sorted(ordered[:-1]) == studies()
