@@ -41,6 +41,12 @@ pdf: report
 # every run (some 8 s of CPU per pytest worker). The test targets write the caches.
 KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
 
+# The tests run on two workers, each starting kernels, commands and simulation
+# processes of its own: numpy's OpenBLAS starts a thread per core in every one of
+# them, and those threads spin waiting for each other (lan-p2p's ANOVA tables:
+# 13.8 s of CPU so on a busy machine, 1.0 s on one thread). One thread each.
+ONE_BLAS_THREAD := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
 # The layers (import-linter), the types (mypy), then the tests on two workers;
 # --dist loadfile keeps each notebook (nbval) and each test file on one worker;
 # --no-loadscope-reorder hands out the files longest first (tests/conftest.py's
@@ -48,7 +54,7 @@ KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
 test: setup
 	$(BIN)/lint-imports
 	$(BIN)/mypy src/analysis
-	$(KEEP_BYTECODE) $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+	$(KEEP_BYTECODE) $(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The quick loop while working: no notebooks (nbval), no live network
 # namespaces or tool runs, nothing marked slow; under a minute on two cores.
@@ -60,7 +66,7 @@ test: setup
 # cost each of the three processes 2 s of CPU.
 FAST_TESTS := tests -o addopts=-ra -p no:nbval -m "not slow and not netns and not tools" -n 2 --dist loadfile -q
 test-fast: setup
-	$(KEEP_BYTECODE) HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest $(FAST_TESTS)
+	$(KEEP_BYTECODE) $(ONE_BLAS_THREAD) HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest $(FAST_TESTS)
 
 # Long fuzzing of every parser with mutated genuine outputs: the random "dev"
 # Hypothesis profile (5000 inputs per parser; a failure prints the input that

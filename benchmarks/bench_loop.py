@@ -27,7 +27,8 @@ ONE_FILE = ROOT / "data/raw/demo-loopback/iperf3/ipv6/UDP/1408/run4.json"
 LAN = ROOT / "data/raw/lan-p2p"
 BIN = Path(sys.executable).parent
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
-TEST_ENV = ENV | {"PYTHONDONTWRITEBYTECODE": ""}  # the Makefile's KEEP_BYTECODE
+TEST_ENV = ENV | {"PYTHONDONTWRITEBYTECODE": "",  # the Makefile's KEEP_BYTECODE and ONE_BLAS_THREAD
+                  "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 FAST_TESTS = [*PYTEST, "tests", "-o", "addopts=-ra", "-p", "no:nbval", "-m", "not slow and not netns and not tools",
               "-n", "2", "--dist", "loadfile", "-q"]  # make test-fast, with FAST_ENV
 FAST_ENV = TEST_ENV | {"HYPOTHESIS_PROFILE": "fast"}

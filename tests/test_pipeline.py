@@ -244,23 +244,27 @@ def test_a_shared_kernel_gives_each_notebook_an_empty_namespace(tmp_path):
             run_notebook(tmp_path / "second.ipynb", {}, tmp_path / "second.out.ipynb", "t", kernel)
 
 
-def test_a_kernel_kept_between_tasks_runs_each_notebook_cleared_in_its_own_folder(tmp_path):
+def test_a_kernel_kept_between_tasks_runs_each_notebook_cleared_in_its_own_folder(tmp_path, monkeypatch):
     """The report keeps one kernel per worker thread for all its tasks (a
     campaign's notebooks in notebooks/, a study's in notebooks/papers/): each
     notebook starts with an empty namespace, pandas' display options reset,
-    in its own folder; the pool's kernels stop when it closes."""
+    in its own folder, its BLAS limited to the threads the pool was given;
+    the pool's kernels stop when it closes."""
     import nbformat
 
-    from analysis.report.pipeline import KernelPool, run_notebook
+    from analysis.report.pipeline import BLAS_THREAD_VARIABLES, KernelPool, run_notebook
 
+    for name in BLAS_THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
     sources = {"a": "import pandas as pd\npd.set_option('display.max_rows', 3)\nx = 41",
-               "b": "import os, pandas as pd\nprint(os.getcwd(), pd.get_option('display.max_rows'), 'x' in dir())"}
+               "b": "import os, pandas as pd\nprint(os.getcwd(), pd.get_option('display.max_rows'), 'x' in dir(),"
+                    " os.environ['OPENBLAS_NUM_THREADS'])"}
     for folder, source in sources.items():
         (tmp_path / folder).mkdir()
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
         nbformat.write(nb, tmp_path / folder / "n.ipynb")
-    pool = KernelPool()
+    pool = KernelPool(blas_threads=3)
     used = []
     try:
         for folder in sources:
@@ -268,7 +272,7 @@ def test_a_kernel_kept_between_tasks_runs_each_notebook_cleared_in_its_own_folde
                 executed = run_notebook(tmp_path / folder / "n.ipynb", {}, tmp_path / f"{folder}.out.ipynb", "t", kernel)
             used.append(kernel)
             assert executed.cells[0].execution_count == 1
-        assert executed.cells[0].outputs[0]["text"] == f"{tmp_path / 'b'} 60 False\n"
+        assert executed.cells[0].outputs[0]["text"] == f"{tmp_path / 'b'} 60 False 3\n"
         assert used[0] is used[1] and used[0].manager.has_kernel  # one kernel ran both, and is kept
     finally:
         pool.close()
@@ -559,3 +563,17 @@ def test_the_longest_tasks_start_first_and_the_overview_last(tmp_path):
     assert campaigns == [large, small]
     assert ordered[0] == "004_a7738a926cf50bd6" and ordered[-1] == "00_overview"
     assert sorted(ordered[:-1]) == studies()
+
+
+def test_each_kernel_of_a_build_gets_its_share_of_the_cores_for_linear_algebra(monkeypatch):
+    """OpenBLAS starts a thread per core in every kernel: two kernels on two cores spun waiting on
+    each other's threads (an ANOVA 13x slower). A count the user set is kept."""
+    from analysis.report.pipeline import blas_threads_per_kernel, kernel_environment
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert [blas_threads_per_kernel(j) for j in (1, 2, 8, 16)] == [8, 4, 1, 1]
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "6")
+    env = kernel_environment(2)
+    assert env["OPENBLAS_NUM_THREADS"] == "2" and env["OMP_NUM_THREADS"] == "6"
+    assert "OPENBLAS_NUM_THREADS" not in kernel_environment(None)

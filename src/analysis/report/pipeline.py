@@ -127,6 +127,27 @@ def run_notebook(path: Path, params: dict[str, str], executed: Path, label: str,
         raise ReportError(f"{label}: notebook {path.stem}, cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
 
 
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def blas_threads_per_kernel(jobs: int) -> int:
+    """The cores a kernel of a build running ``jobs`` notebooks at once may use for
+    linear algebra: OpenBLAS starts a thread per core in every process, and two
+    kernels' threads on two cores wait for each other spinning: lan-p2p's ANOVA
+    tables took 13.8 s of CPU so, 1.0 s on one thread."""
+    return max(1, (os.cpu_count() or 1) // max(1, jobs))
+
+
+def kernel_environment(blas_threads: int | None) -> dict[str, str]:
+    """This process's environment, with ``blas_threads`` for numpy's BLAS unless
+    the user set a count (None: as the environment says)."""
+    env = dict(os.environ)
+    if blas_threads is not None:
+        for name in BLAS_THREAD_VARIABLES:
+            env.setdefault(name, str(blas_threads))
+    return env
+
+
 # Run in a shared kernel before each notebook: the notebook starts from an empty
 # namespace, no open figure, pandas' display options as pandas sets them, in its
 # own folder, and execution count 1 (so errors name the right cell); only the
@@ -147,14 +168,15 @@ class SharedKernel:
     none can lean on another's variables; each still runs alone in JupyterLab
     and under nbval, in a kernel of its own."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, blas_threads: int | None = None):
         from jupyter_client.manager import AsyncKernelManager
         from jupyter_core.utils import run_sync
 
         kernels_use_this_library()
         self.manager = AsyncKernelManager(kernel_name="python3")
         self._run = run_sync
-        run_sync(self.manager.start_kernel)(cwd=str(folder), extra_arguments=KERNEL_QUIET)
+        run_sync(self.manager.start_kernel)(cwd=str(folder), extra_arguments=KERNEL_QUIET,
+                                            env=kernel_environment(blas_threads))
 
     def clear(self, folder: Path) -> None:
         """Clear the namespace (CLEAR) and move to ``folder``, the next notebook's."""
@@ -192,9 +214,12 @@ class KernelPool:
     build, about 4 s of CPU each. A thread runs its tasks one after the other
     in its own kernel (never shared between threads: jupyter_client's
     sockets belong to the thread that made them), each notebook cleared
-    (CLEAR); a kernel whose notebook failed is shut down, not reused."""
+    (CLEAR); a kernel whose notebook failed is shut down, not reused.
+    ``blas_threads``: the threads each kernel's BLAS may start
+    (:func:`blas_threads_per_kernel`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, blas_threads: int | None = None) -> None:
+        self._blas_threads = blas_threads
         self._idle: dict[int, SharedKernel] = {}
         self._started: list[SharedKernel] = []
         self._lock = threading.Lock()
@@ -205,7 +230,7 @@ class KernelPool:
         with self._lock:
             kernel = self._idle.pop(thread, None)
         if kernel is None:
-            kernel = SharedKernel(NOTEBOOK_DIR)
+            kernel = SharedKernel(NOTEBOOK_DIR, self._blas_threads)
             with self._lock:
                 self._started.append(kernel)
         try:

@@ -178,7 +178,8 @@ def run_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | Non
     campaigns = [c.resolve() for c in campaigns]
 
     failures: list[str] = []
-    kernels = pipeline.KernelPool()  # one kernel per worker thread, for all its tasks
+    # one kernel per worker thread, for all its tasks, sharing the cores for linear algebra
+    kernels = pipeline.KernelPool(pipeline.blas_threads_per_kernel(jobs))
 
     def task_report():
         yield from report_tasks(campaigns, out_root, hypotheses_dir, papers, echo, failures, kernels)
