@@ -141,6 +141,7 @@ def test_two_kernels_campaign_carries_each_kernel_as_os_version(tmp_path):
         assert facts["kernel"] == releases[topology] and facts["uml"]["suite"] == suite
         assert facts["cpu_count"] >= 1 and facts["congestion_control"]
         assert 0 < facts["uml"]["mem_total_kib"] <= facts["uml"]["mem_mb"] * 1024
+        assert facts["uml"]["console"]["entropy_credited"]  # else 5.10's sshd waits ~10 s for its RNG
         assert facts["sysctls"]["net.ipv4.tcp_rmem"] and facts["interface"] == "vec0"
         assert facts["offloads"]["generic-segmentation-offload"] in ("on", "off")
         assert beds[topology]["clock"]["sync"] is None  # each guest keeps its own clock: no one-way delays
