@@ -27,8 +27,8 @@ from cli_process import start_collector
 
 from analysis.collect.campaign import Collector
 from analysis.collect.plan import Plan
-from analysis.collect.testbed import STATE_DIR, our_links, our_namespaces
-from analysis.collect.uml import find_kernel, uml_unavailable
+from analysis.collect.testbed import STATE_DIR, Interrupted, our_links, our_namespaces
+from analysis.collect.uml import UmlTestbed, find_kernel, uml_unavailable
 from analysis.ingest.ingest import ingest_campaign
 from analysis.ingest.manifest import load_manifest
 
@@ -246,6 +246,23 @@ def test_interrupt_while_booting_or_copying_back_leaves_nothing(tmp_path, moment
     assert proc.returncode == 130, output.decode()[-2000:]
     assert f"interrupted by {sig.name}; testbeds torn down".encode() in output
     assert leftovers(prefix) == []
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped exception, on purpose
+def test_a_signal_python_drops_while_a_guest_forks_still_stops_the_boot(tmp_path, monkeypatch):
+    """Python runs its fork hooks around a Popen with a preexec_fn (each guest's);
+    a signal handled in one has its exception dropped ("Exception ignored"). The
+    boot must stop at once, not after the guests answered and their facts were read.
+    (The hook stays registered in this process: it fires once.)"""
+    made: list[UmlTestbed] = []
+    monkeypatch.setattr(UmlTestbed, "of", lambda *args, of=UmlTestbed.of: made.append(of(*args)) or made[-1])
+    armed = [True]
+    os.register_at_fork(after_in_parent=lambda: armed and armed.pop() and signal.raise_signal(signal.SIGTERM))
+    with pytest.raises(Interrupted, match="SIGTERM"):
+        Collector(make_plan(ONE_PAIR, ONE_PAIR_FACTORS), tmp_path / "dropped").run()
+    (bed,) = made
+    assert not armed and bed.hosts == {}  # stopped while booting: no SSH connection made
+    assert leftovers(str(bed.prefix)) == []
 
 
 @pytest.mark.parametrize("moment", ["boot", "run", "copy-back"])

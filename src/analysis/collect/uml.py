@@ -53,7 +53,8 @@ from analysis.collect.plan import HostSpec, TestbedSpec
 from analysis.collect.readiness import Endpoint, NamespaceProbe
 from analysis.collect.scratch import make_scratch
 from analysis.collect.ssh import HostError
-from analysis.collect.testbed import TestbedError, owner_path, remove_namespace, sh, stop_orphan_guests, write_owner
+from analysis.collect.testbed import (TestbedError, check_signals, owner_path, remove_namespace, sh, stop_orphan_guests,
+                                     write_owner)
 
 KERNELS_DIR = Path(os.environ.get("NETREPRO_UML_DIR", "/var/cache/netrepro/uml"))
 BOOT_S = 60.0  # a guest's boot until its sshd answers (about 3 s when the host is idle)
@@ -234,6 +235,7 @@ class Guest:
         """Until its sshd accepts TCP connections on the link (probed from the testbed's namespace)."""
         probe = NamespaceProbe(Path("/run/netns") / self.ns, self.ipv4, timeout_s=0.5)
         while time.monotonic() < deadline:
+            check_signals()
             if self.proc is None or self.proc.poll() is not None:
                 raise UmlError(f"guest {self.name} (kernel {self.kernel.suite}) ended while booting: {self.console_tail()}")
             if probe([Endpoint("tcp", 22)]):
