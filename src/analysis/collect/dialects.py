@@ -199,8 +199,8 @@ class Posix:
             f"echo '{SECTION}uname'; uname -s; uname -r; uname -v; uname -m; uname -n",
             f"echo '{SECTION}cpu'; grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null; "
             "nproc 2>/dev/null || getconf _NPROCESSORS_ONLN",
-            f"echo '{SECTION}sysctl'; for k in {' '.join(SYSCTLS)}; do "
-            'printf "%s = %s\\n" "$k" "$(cat /proc/sys/$(echo "$k" | tr . /) 2>/dev/null)"; done',
+            f"echo '{SECTION}sysctl'",  # one cat per key, its path spelled here: a fork is dear on a UML guest
+            *(f"printf '%s = %s\\n' {k} \"$(cat /proc/sys/{k.replace('.', '/')} 2>/dev/null)\"" for k in SYSCTLS),
             "dev=",
         ]
         if own_address:
