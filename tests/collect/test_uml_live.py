@@ -155,7 +155,7 @@ def test_two_kernels_campaign_carries_each_kernel_as_os_version(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_stops_the_guests_and_resume_completes(tmp_path, sig):
-    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS, runs_per_cell=2)
+    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS)  # 4 runs of >= 1 s: the signal comes after the first
     out = tmp_path / "interrupted"
     proc = start_collector(write_plan(tmp_path, plan), out)
 
@@ -169,11 +169,11 @@ def test_interrupt_stops_the_guests_and_resume_completes(tmp_path, sig):
     (prefix,) = prefixes_of(out)
     assert leftovers(prefix) == []
     done = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
-    assert 1 <= len(done) < 8
+    assert 1 <= len(done) < 4
     if sig is signal.SIGTERM:  # one resume is enough to show it: each session boots its guests afresh
         resumed = Collector(plan, out, resume=True)
         progress = resumed.run()
-        assert progress["complete"] and progress["runs_done"] == 8
+        assert progress["complete"] and progress["runs_done"] == 4
         after = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
         assert {p: after[p] for p in done} == done
         assert leftovers(str(resumed.testbeds["mixed"].prefix)) == []
