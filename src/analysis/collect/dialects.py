@@ -152,10 +152,14 @@ class Posix:
         ])
 
     def kill(self, pids: list[int]) -> str:
-        """Stop the process groups the wrappers reported: TERM, and KILL
-        half a second later to whatever ignored it."""
+        """Stop the process groups the wrappers reported: TERM, and KILL if
+        any of them is still there half a second later. Polled (most end at
+        once: no stop waits the half second for nothing), and by group (a
+        group already gone made dash's ``kill`` fail and spared the rest)."""
         groups = " ".join(f"-{int(p)}" for p in pids)
-        return f"kill -s TERM -- {groups} 2>/dev/null || exit 0; sleep 0.5; kill -s KILL -- {groups} 2>/dev/null; exit 0"
+        return (f"kill -s TERM -- {groups} 2>/dev/null; for _ in 1 2 3 4 5 6 7 8 9 10; do left=; "
+                f'for g in {groups}; do kill -s 0 -- "$g" 2>/dev/null && left=1; done; [ -n "$left" ] || exit 0; sleep 0.05; done; '
+                f"kill -s KILL -- {groups} 2>/dev/null; exit 0")
 
     def cat(self, path: str) -> str:
         return f"cat -- {self.quote(path)}"
