@@ -308,13 +308,13 @@ def test_resume_refuses_a_changed_plan(tmp_path):
 
 def test_resume_with_a_plan_extended_by_new_cells_keeps_every_earlier_run(tmp_path):
     plan = make_plan([{"name": "np", "tool": "netperf", "factors": {"packet_size_bytes": [64]}}], testbeds={"loopback": LOOPBACK},
-                     warmup_s=0.5)
+                     warmup_s=1)
     out = tmp_path / "c"
     Collector(plan, out).run()
     before = {e.path: e for e in load_manifest(out).files.table}
     raw = {p: (out / p).read_bytes() for p in [*before, "collect/warmup/loopback-netperf.txt"]}
     extended = make_plan([{"name": "np", "tool": "netperf", "factors": {"packet_size_bytes": [64, 1024]}}],
-                         testbeds={"loopback": LOOPBACK}, warmup_s=0.5)
+                         testbeds={"loopback": LOOPBACK}, warmup_s=1)
     progress = Collector(extended, out, resume=True).run()
     assert progress["complete"] and progress["runs_total"] == 2 and progress["runs_failed"] == 0
     manifest = load_manifest(out)
