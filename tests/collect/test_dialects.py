@@ -12,6 +12,7 @@ import base64
 import json
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -118,10 +119,24 @@ def _running_in_group(pgid: int) -> list[str]:
 
 
 def test_posix_kill_is_by_process_group_id_only():
-    assert POSIX.kill([4242, 17]) == ("kill -s TERM -- -4242 -17 2>/dev/null || exit 0; sleep 0.5; "
-                                      "kill -s KILL -- -4242 -17 2>/dev/null; exit 0")
+    assert POSIX.kill([4242, 17]) == (
+        "kill -s TERM -- -4242 -17 2>/dev/null; for _ in 1 2 3 4 5 6 7 8 9 10; do left=; "
+        'for g in -4242 -17; do kill -s 0 -- "$g" 2>/dev/null && left=1; done; [ -n "$left" ] || exit 0; sleep 0.05; done; '
+        "kill -s KILL -- -4242 -17 2>/dev/null; exit 0")
     with pytest.raises((TypeError, ValueError)):
         POSIX.kill(["1; reboot"])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_posix_kill_ends_a_group_that_ignores_term_and_one_already_gone(shell):
+    """TERM, then KILL to what ignored it; a group that ended before is no reason to stop early."""
+    gone = subprocess.Popen(["true"], start_new_session=True)
+    gone.wait()
+    stubborn = subprocess.Popen([shell, "-c", "trap '' TERM; sleep 30 & wait"], start_new_session=True)
+    time.sleep(0.2)  # its trap set
+    subprocess.run([shell, "-c", POSIX.kill([gone.pid, stubborn.pid])], check=True, timeout=10)
+    stubborn.wait(timeout=10)
+    assert _running_in_group(stubborn.pid) == []
 
 
 def test_posix_refuses_to_remove_a_folder_it_did_not_make():

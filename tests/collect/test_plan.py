@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from analysis.collect.plan import Plan, PlanError, expected_seconds, factor_table, load_plan, payload_bytes, schedule
 
@@ -37,6 +38,15 @@ def plan(**changes) -> Plan:
 
 def with_block(**block) -> dict:
     return {"blocks": [{"name": "b", "tool": "netperf"} | block]}
+
+
+@pytest.mark.parametrize("tool", ["netperf", "iperf3"])
+@pytest.mark.parametrize("changes", [{"warmup_s": 0.5}, {"duration_s": 1.5}])
+def test_a_fraction_of_a_second_is_refused_where_the_tool_takes_whole_seconds(tool, changes):
+    """netperf -l 0.5 and iperf3 -t 0.5 ran until killed at the timeout."""
+    with pytest.raises(ValidationError, match=rf"block b: {tool} runs whole seconds, so (warmup_s 0\.5|duration_s 1\.5) cannot be kept"):
+        plan(**with_block(tool=tool), **changes)
+    assert plan(**with_block(tool="iperf2"), **changes).blocks[0].tool == "iperf2"  # iperf -t and ITGSend -t take fractions
 
 
 def test_base_plan_counts_cells_and_runs():

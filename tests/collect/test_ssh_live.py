@@ -37,7 +37,7 @@ from analysis.collect.plan import HostSpec, Plan, PlanError, Ports
 from analysis.collect.scratch import owner_of, stale_scratch
 from analysis.collect.readiness import Endpoint, Readiness, ServerNotReady
 from analysis.collect.ssh import HostError, SshHost
-from analysis.collect.testbed import netns_available
+from analysis.collect.testbed import Interrupted, netns_available, signals_raise
 from analysis.ingest.ingest import ingest_campaign
 from analysis.ingest.manifest import load_manifest
 
@@ -289,6 +289,20 @@ def bob(lab):
     yield host
     host.remove_workdir()
     host.close()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped exception, on purpose
+def test_a_signal_python_drops_while_a_step_forks_still_stops_the_step(lab, bob):
+    """As for a guest's boot (test_uml_live): the exception of a signal handled in
+    Python's fork hooks (the step's ssh has a preexec_fn) is dropped; the step must
+    stop at once, not when it ends. (The hook stays registered: it fires once.)"""
+    assert bob.workdir is not None
+    armed = [True]
+    os.register_at_fork(after_in_parent=lambda: armed and armed.pop() and signal.raise_signal(signal.SIGTERM))
+    with signals_raise(), pytest.raises(Interrupted, match="SIGTERM"):
+        bob.start(bob.dialect.step(bob.workdir, ["sleep", "30"], f"{bob.workdir}/sleep.out", None))
+    pids = subprocess.run(["ip", "netns", "pids", lab.hosts["bob"].ns], capture_output=True, text=True).stdout.split()
+    assert not armed and [p for p in pids if sshlab._cmdline(int(p)) == "sleep 30"] == []  # stopped by its PID
 
 
 def test_proxy_command_with_ssh_tokens_reaches_the_host(lab):

@@ -27,8 +27,8 @@ from cli_process import start_collector
 
 from analysis.collect.campaign import Collector
 from analysis.collect.plan import Plan
-from analysis.collect.testbed import STATE_DIR, our_links, our_namespaces
-from analysis.collect.uml import find_kernel, uml_unavailable
+from analysis.collect.testbed import STATE_DIR, Interrupted, our_links, our_namespaces
+from analysis.collect.uml import UmlTestbed, find_kernel, uml_unavailable
 from analysis.ingest.ingest import ingest_campaign
 from analysis.ingest.manifest import load_manifest
 
@@ -141,6 +141,7 @@ def test_two_kernels_campaign_carries_each_kernel_as_os_version(tmp_path):
         assert facts["kernel"] == releases[topology] and facts["uml"]["suite"] == suite
         assert facts["cpu_count"] >= 1 and facts["congestion_control"]
         assert 0 < facts["uml"]["mem_total_kib"] <= facts["uml"]["mem_mb"] * 1024
+        assert facts["uml"]["console"]["entropy_credited"]  # else 5.10's sshd waits ~10 s for its RNG
         assert facts["sysctls"]["net.ipv4.tcp_rmem"] and facts["interface"] == "vec0"
         assert facts["offloads"]["generic-segmentation-offload"] in ("on", "off")
         assert beds[topology]["clock"]["sync"] is None  # each guest keeps its own clock: no one-way delays
@@ -154,7 +155,7 @@ def test_two_kernels_campaign_carries_each_kernel_as_os_version(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_stops_the_guests_and_resume_completes(tmp_path, sig):
-    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS, runs_per_cell=2)
+    plan = make_plan(ONE_PAIR, ONE_PAIR_FACTORS)  # 4 runs of >= 1 s: the signal comes after the first
     out = tmp_path / "interrupted"
     proc = start_collector(write_plan(tmp_path, plan), out)
 
@@ -168,11 +169,11 @@ def test_interrupt_stops_the_guests_and_resume_completes(tmp_path, sig):
     (prefix,) = prefixes_of(out)
     assert leftovers(prefix) == []
     done = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
-    assert 1 <= len(done) < 8
+    assert 1 <= len(done) < 4
     if sig is signal.SIGTERM:  # one resume is enough to show it: each session boots its guests afresh
         resumed = Collector(plan, out, resume=True)
         progress = resumed.run()
-        assert progress["complete"] and progress["runs_done"] == 8
+        assert progress["complete"] and progress["runs_done"] == 4
         after = {e.path: e.meta["started"] for e in load_manifest(out).files.table}
         assert {p: after[p] for p in done} == done
         assert leftovers(str(resumed.testbeds["mixed"].prefix)) == []
@@ -245,6 +246,23 @@ def test_interrupt_while_booting_or_copying_back_leaves_nothing(tmp_path, moment
     assert proc.returncode == 130, output.decode()[-2000:]
     assert f"interrupted by {sig.name}; testbeds torn down".encode() in output
     assert leftovers(prefix) == []
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped exception, on purpose
+def test_a_signal_python_drops_while_a_guest_forks_still_stops_the_boot(tmp_path, monkeypatch):
+    """Python runs its fork hooks around a Popen with a preexec_fn (each guest's);
+    a signal handled in one has its exception dropped ("Exception ignored"). The
+    boot must stop at once, not after the guests answered and their facts were read.
+    (The hook stays registered in this process: it fires once.)"""
+    made: list[UmlTestbed] = []
+    monkeypatch.setattr(UmlTestbed, "of", lambda *args, of=UmlTestbed.of: made.append(of(*args)) or made[-1])
+    armed = [True]
+    os.register_at_fork(after_in_parent=lambda: armed and armed.pop() and signal.raise_signal(signal.SIGTERM))
+    with pytest.raises(Interrupted, match="SIGTERM"):
+        Collector(make_plan(ONE_PAIR, ONE_PAIR_FACTORS), tmp_path / "dropped").run()
+    (bed,) = made
+    assert not armed and bed.hosts == {}  # stopped while booting: no SSH connection made
+    assert leftovers(str(bed.prefix)) == []
 
 
 @pytest.mark.parametrize("moment", ["boot", "run", "copy-back"])

@@ -96,6 +96,7 @@ def test_guest_command_line_and_init(tmp_path):
     assert f"insmod {modules}/lib/crc-ccitt.ko; insmod {modules}/net/ipv6/ipv6.ko" in init
     assert init.index("ipv6.ko") < init.index("mount -t tmpfs -o mode=1777 tmpfs /tmp")  # modules first, then /tmp
     assert "ip addr add 198.18.0.2/24 dev vec0" in init and "ip -6 addr add 2001:2::2/64 dev vec0 nodad" in init
+    assert init.index("RNDADDENTROPY") < init.index("/usr/sbin/sshd")  # sshd waits for an initialised RNG
     assert init.rstrip().endswith("halt -f")
 
 
@@ -132,8 +133,9 @@ def test_console_receive_messages_are_told_apart(tmp_path):
         "uml-vector uml-vector.0 vec0: vector_rx: error(96)",
         "uml-vector uml-vector.0 vec0: vector_rx: error(-11)",
         "netrepro-guest: network up",
+        "netrepro-guest: entropy credited",
     ]))
     facts = guest.console_facts()
     assert facts["version_line"].startswith("Linux version 5.10.46 ")
     assert (facts["rx_budget_messages"], facts["rx_errors"]) == (2, 1)
-    assert facts["first_rx_error"].endswith("error(-11)")
+    assert facts["first_rx_error"].endswith("error(-11)") and facts["entropy_credited"]

@@ -152,10 +152,14 @@ class Posix:
         ])
 
     def kill(self, pids: list[int]) -> str:
-        """Stop the process groups the wrappers reported: TERM, and KILL
-        half a second later to whatever ignored it."""
+        """Stop the process groups the wrappers reported: TERM, and KILL if
+        any of them is still there half a second later. Polled (most end at
+        once: no stop waits the half second for nothing), and by group (a
+        group already gone made dash's ``kill`` fail and spared the rest)."""
         groups = " ".join(f"-{int(p)}" for p in pids)
-        return f"kill -s TERM -- {groups} 2>/dev/null || exit 0; sleep 0.5; kill -s KILL -- {groups} 2>/dev/null; exit 0"
+        return (f"kill -s TERM -- {groups} 2>/dev/null; for _ in 1 2 3 4 5 6 7 8 9 10; do left=; "
+                f'for g in {groups}; do kill -s 0 -- "$g" 2>/dev/null && left=1; done; [ -n "$left" ] || exit 0; sleep 0.05; done; '
+                f"kill -s KILL -- {groups} 2>/dev/null; exit 0")
 
     def cat(self, path: str) -> str:
         return f"cat -- {self.quote(path)}"
@@ -199,8 +203,8 @@ class Posix:
             f"echo '{SECTION}uname'; uname -s; uname -r; uname -v; uname -m; uname -n",
             f"echo '{SECTION}cpu'; grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null; "
             "nproc 2>/dev/null || getconf _NPROCESSORS_ONLN",
-            f"echo '{SECTION}sysctl'; for k in {' '.join(SYSCTLS)}; do "
-            'printf "%s = %s\\n" "$k" "$(cat /proc/sys/$(echo "$k" | tr . /) 2>/dev/null)"; done',
+            f"echo '{SECTION}sysctl'",  # one cat per key, its path spelled here: a fork is dear on a UML guest
+            *(f"printf '%s = %s\\n' {k} \"$(cat /proc/sys/{k.replace('.', '/')} 2>/dev/null)\"" for k in SYSCTLS),
             "dev=",
         ]
         if own_address:

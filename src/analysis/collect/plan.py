@@ -449,6 +449,7 @@ class Plan(_Strict):
             raise ValueError(f"hosts: {', '.join(unused)} is in no testbed (name it as a sender, receiver or router of a kind: hosts testbed)")
         for b in self.blocks:
             self._check_block_refs(b)
+            self._check_whole_seconds(b)
         windows = [h for h, spec in self.hosts.items() if spec.dialect == "powershell"]
         if self.options.ditg_packet_log and windows:
             raise ValueError(f"options.ditg_packet_log: the log is copied out with cat, which {', '.join(windows)} "
@@ -461,6 +462,15 @@ class Plan(_Strict):
                 raise ValueError(f"testbed {name}: {role} {host!r} is not among hosts {list(self.hosts)}")
             if role not in self.hosts[str(host)].roles:
                 raise ValueError(f"testbed {name}: host {host} is the {role} but its roles are {self.hosts[str(host)].roles}")
+
+    def _check_whole_seconds(self, b: Block) -> None:
+        """netperf's -l and iperf3's -t take whole seconds: 0.5 became a test
+        without end, killed at its timeout (a warm-up of 0.5 s took 10.5 s), 1.5 became 1."""
+        if b.tool not in ("netperf", "iperf3"):
+            return
+        for what, seconds in (("duration_s", b.duration_s or self.duration_s), ("warmup_s", self.warmup_s)):
+            if not float(seconds).is_integer():
+                raise ValueError(f"block {b.name}: {b.tool} runs whole seconds, so {what} {seconds:g} cannot be kept; give 1, 2, ...")
 
     def _check_block_refs(self, b: Block) -> None:
         # Both factors are names (their levels were checked to be str by the block).

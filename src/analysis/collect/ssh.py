@@ -30,7 +30,7 @@ from analysis.collect.dialects import EXIT_MARK, PID_MARK, Dialect, dialect, mar
 from analysis.collect.pipes import Pipes
 from analysis.collect.plan import HostSpec
 from analysis.collect.scratch import make_scratch
-from analysis.collect.testbed import TestbedError
+from analysis.collect.testbed import TestbedError, check_signals
 
 SSH = "ssh"
 
@@ -197,6 +197,7 @@ class SshHost:
                 preexec_fn=die_with_collector)
         deadline = time.monotonic() + self.spec.connect_timeout_s + 10
         while time.monotonic() < deadline:
+            check_signals()
             if self.master.poll() is not None:
                 self.master = None
                 raise HostError(f"{self.label}: {why_refused(log.read_text(errors='replace'))}")
@@ -387,6 +388,7 @@ def pump(remote: Remote, deadline: float, until_pid: bool = False) -> bool:
             sel.register(fd, selectors.EVENT_READ)
     try:
         while sel.get_map():
+            check_signals()
             if until_pid and remote.pid is not None:
                 return True
             left = deadline - time.monotonic()

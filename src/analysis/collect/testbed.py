@@ -433,6 +433,18 @@ class CaughtSignals:
             raise Interrupted(self.caught)
 
 
+_SESSIONS: list[CaughtSignals] = []  # those of the signals_raise blocks now open, innermost last
+
+
+def check_signals() -> None:
+    """For the loops that wait on a child (a guest's boot, an SSH connection, a
+    remote step), each just after a fork that may have dropped a signal's
+    exception: raise it now rather than when the wait is over (a guest's boot
+    and the bring-up after it went on for 10-15 s after a SIGTERM)."""
+    if _SESSIONS:
+        _SESSIONS[-1].check()
+
+
 @contextlib.contextmanager
 def signals_raise() -> Iterator[CaughtSignals]:
     """While inside, SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted`
@@ -449,11 +461,13 @@ def signals_raise() -> Iterator[CaughtSignals]:
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         wanted.append(signal.SIGINT)
     previous = {s: signal.signal(s, handler) for s in wanted}
+    _SESSIONS.append(signals)
     try:
         yield signals
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+        _SESSIONS.remove(signals)
 
 
 def netns_available() -> str | None:

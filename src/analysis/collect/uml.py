@@ -53,7 +53,8 @@ from analysis.collect.plan import HostSpec, TestbedSpec
 from analysis.collect.readiness import Endpoint, NamespaceProbe
 from analysis.collect.scratch import make_scratch
 from analysis.collect.ssh import HostError
-from analysis.collect.testbed import TestbedError, owner_path, remove_namespace, sh, stop_orphan_guests, write_owner
+from analysis.collect.testbed import (TestbedError, check_signals, owner_path, remove_namespace, sh, stop_orphan_guests,
+                                     write_owner)
 
 KERNELS_DIR = Path(os.environ.get("NETREPRO_UML_DIR", "/var/cache/netrepro/uml"))
 BOOT_S = 60.0  # a guest's boot until its sshd answers (about 3 s when the host is idle)
@@ -65,6 +66,14 @@ NEEDS = ("ip", "nc", "ssh", "ssh-keygen", "/usr/sbin/sshd", "insmod", "unshare")
 # The guest as init of a PID namespace of its own, SIGKILLed when its holder (unshare) dies.
 PID_NAMESPACE = ("unshare", "--pid", "--fork", "--kill-child=SIGKILL")
 PR_SET_PDEATHSIG = 1
+# sshd blocks in getrandom() until the guest kernel's RNG is initialised. Linux 5.10
+# (bullseye) gets there only when its hwrng thread, whose first read of UML's RNG
+# device (the host's /dev/random) comes back empty, tries again 10 s later: its
+# guests answered after 12 s, 6.1's after 2. So init credits 512 bits read from
+# that device (/dev/hwrng) with RNDADDENTROPY (_IOW('R', 3, int[2])) first.
+CREDIT_ENTROPY = ('open(my $r, "<", "/dev/hwrng") or die "/dev/hwrng: $!"; read($r, my $d, 64) == 64 or die "/dev/hwrng: short read"; '
+                  'open(my $w, ">", "/dev/random") or die "/dev/random: $!"; ioctl($w, 0x40085203, pack("ii", 512, 64) . $d) or die "RNDADDENTROPY: $!"')
+ENTROPY_CREDITED = "netrepro-guest: entropy credited"
 _VECTOR_RX = re.compile(r"vector_rx: error\((-?\d+)\)")
 INSTALL_HINT = "scripts/install-uml.sh fetches the pinned kernels; scripts/install-system.sh installs the rest"
 
@@ -186,7 +195,8 @@ class Guest:
 
     def _init(self, inside: Path) -> str:
         """The guest's PID 1: mounts, IPv6 (a module in Debian's UML builds), the
-        link's addresses, then sshd; when sshd ends, the guest halts."""
+        link's addresses, entropy from the host (:data:`CREDIT_ENTROPY`), then
+        sshd; when sshd ends, the guest halts."""
         mods = self.kernel.modules / "kernel"
         return "\n".join([
             "#!/bin/sh",
@@ -204,6 +214,7 @@ class Guest:
             f"ip addr add {self.ipv4}/24 dev vec0",
             f"ip -6 addr add {self.ipv6}/64 dev vec0 nodad",
             "echo netrepro-guest: network up",
+            f"timeout 5 perl -e '{CREDIT_ENTROPY}' && echo {ENTROPY_CREDITED}",
             f"/usr/sbin/sshd -D -e -f {inside / 'sshd_config'} &",
             "wait",
             "echo netrepro-guest: sshd ended, halting",
@@ -224,6 +235,7 @@ class Guest:
         """Until its sshd accepts TCP connections on the link (probed from the testbed's namespace)."""
         probe = NamespaceProbe(Path("/run/netns") / self.ns, self.ipv4, timeout_s=0.5)
         while time.monotonic() < deadline:
+            check_signals()
             if self.proc is None or self.proc.poll() is not None:
                 raise UmlError(f"guest {self.name} (kernel {self.kernel.suite}) ended while booting: {self.console_tail()}")
             if probe([Endpoint("tcp", 22)]):
@@ -268,8 +280,9 @@ class Guest:
         return int(children[0]) if children else None
 
     def console_facts(self) -> dict[str, Any]:
-        """What the kernel said on its console: its version line and its
-        virtual NIC's receive messages. ``vector_rx: error(N)`` with N > 0 is
+        """What the kernel said on its console: its version line, whether
+        init credited the host's entropy, and its virtual NIC's receive
+        messages. ``vector_rx: error(N)`` with N > 0 is
         the length of a frame still queued when the receive loop hit its
         iteration budget (it is read on the next poll: not a drop); N < 0 is
         a failed read. The kernel rate-limits both (net_ratelimit: 10 per
@@ -280,7 +293,7 @@ class Guest:
         failed = [line for n, line in said if n < 0]
         version = next((l.strip() for l in text.splitlines() if l.startswith("Linux version")), None)
         return {"version_line": version, "rx_budget_messages": len(busy), "rx_errors": len(failed),
-                "first_rx_error": failed[0] if failed else None}
+                "first_rx_error": failed[0] if failed else None, "entropy_credited": ENTROPY_CREDITED in text}
 
 
 def _killed_with_collector() -> None:
