@@ -357,122 +357,57 @@ def test_an_interrupted_build_is_not_done_and_runs_again(built, tmp_path):
     assert again == []  # built to the end: up to date
 
 
-@pytest.fixture()
-def served_papers(built_papers):
-    """The studies' report folder served over HTTP on loopback, stopped after the test."""
-    import functools
-    import http.server
-    import threading
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built_papers)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-# What a reader must never see in a cell: pandas' and Python's spellings of nothing, of truth, of a list, of a tiny float.
-RAW_CELL = r"^(nan|NaN|None|NaT|<NA>|True|False|\[.*\]|-?\d+(\.\d+)?e[-+]\d+)$"
-
-
-def _anchors_resolve(browser) -> list[str]:
-    """Every in-page link (#id) of the page whose target is missing."""
-    return browser.execute_script(
-        "return Array.from(document.querySelectorAll('a[href^=\"#\"]')).map(a => a.getAttribute('href').slice(1))"
-        ".filter(id => id && !document.getElementById(decodeURIComponent(id)))")
-
-
-@pytest.mark.slow  # every study's page is built (~5 min), then read in Chromium
-def test_study_pages_in_a_real_browser(served_papers, built_papers, browser, tmp_path):
-    """On every study page: the study's title (not its file name) as page title and
-    heading, every verdict id an element of the page (also once DataTables has
-    arranged the table), no cell reading NaN/None/True/[…]/1e-14, every in-page link
-    finds its anchor, a link to a verdict brings its row on screen, and the index
-    names studies by title, with the overview as its header and captioned figures."""
-
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    from analysis.reproduce.claims import studies
-    from analysis.reproduce.published import load_designs
-
-    designs = load_designs()
-    browser.set_window_size(1280, 900)
-    for study in studies():
-        page = built_papers / "papers" / study
-        ids = list(pd.read_csv(page / "tables" / "verdicts.csv")["id"])
-        title = designs[study]["title"]
-        browser.get(f"{served_papers}/papers/{study}/report.html")
-        WebDriverWait(browser, 120).until(lambda b: b.execute_script("return document.documentElement.dataset.tablesReady"))
-        assert browser.title == title
-        assert browser.find_element(By.TAG_NAME, "h1").text == title
-        assert study not in browser.find_element(By.TAG_NAME, "h1").text
-        missing = browser.execute_script("return arguments[0].filter(i => !document.getElementById(i))", ids)
-        assert not missing, (study, len(missing), missing[:5])
-        rows = browser.execute_script("return document.querySelectorAll('table.verdicts-table tbody tr').length")
-        assert rows == len(ids), (study, rows, len(ids))
-        cells = browser.execute_script("return Array.from(document.querySelectorAll('td, th')).map(c => c.textContent.trim())")
-        raw = [c for c in cells if re.match(RAW_CELL, c)]
-        assert not raw, (study, raw[:5])
-        assert not _anchors_resolve(browser), study
-        assert browser.find_element(By.ID, "contents")  # the table of contents
-        figures = browser.execute_script("return Array.from(document.querySelectorAll('p.caption[id]')).map(p => p.id)")
-        assert len(figures) >= len(list((page / "figures").glob("Figure*.png"))), study
-        target = ids[len(ids) // 2]
-        browser.get(f"{served_papers}/papers/{study}/report.html#{target}")
-        WebDriverWait(browser, 120).until(lambda b: b.execute_script("return document.documentElement.dataset.tablesReady"))
-        top, bottom = browser.execute_script(
-            "const r = document.getElementById(arguments[0]).getBoundingClientRect(); return [r.top, r.bottom]", target)
-        assert 0 <= top < 900 and bottom > 0, (study, target, top, bottom)
-    assert browser.save_screenshot(str(tmp_path / "study.png"))
-
-    browser.get(f"{served_papers}/index.html")
-    header = browser.find_element(By.TAG_NAME, "header").text
-    assert "claims read from their text" in header and "The studies at a glance" in header
-    cards = browser.find_elements(By.CSS_SELECTOR, "section.card")
-    assert [c.get_attribute("id") for c in cards] == studies()  # the overview is the header, not a card
-    for card, study in zip(cards, studies()):
-        assert card.find_element(By.TAG_NAME, "h3").text == designs[study]["title"]
-        assert "Found." in card.text
-    captions = browser.execute_script(
-        "return Array.from(document.querySelectorAll('figure')).map(f => [f.querySelector('img') !== null,"
-        " (f.querySelector('figcaption') || {textContent: ''}).textContent.trim()])")
-    assert captions and all(has_image and caption for has_image, caption in captions)
-    widths = browser.execute_script("return Array.from(document.querySelectorAll('img.thumb')).map(i => i.width)")
-    assert widths and min(widths) >= 400  # readable, not a 220 px stamp
-    _resolves(browser, served_papers)
-    browser.get(f"{served_papers}/papers/00_overview/report.html")
-    assert browser.title == "The five studies at a glance"
-    assert not _anchors_resolve(browser)
-    cells = browser.execute_script("return Array.from(document.querySelectorAll('td, th')).map(c => c.textContent.trim())")
-    assert not [c for c in cells if re.match(RAW_CELL, c)]
-    assert not [s for s in studies() if s in " ".join(cells)]  # studies by title
-
-
 # Offline in Chromium: tests/offline_browser.py reads the pages in a network namespace.
 HELPER = Path(__file__).with_name("offline_browser.py")
 STUDY_FILE = re.compile(r"\d{3}_[0-9a-f]{16}")  # a study's file name, never its title on a page
 CDN_SCRIPT = "https://cdn.jsdelivr.net/npm/jquery@3.7.1/dist/jquery.min.js"
+PNG = b"\x89PNG\r\n\x1a\n"
 
 needs_offline_chromium = pytest.mark.skipif(
-    os.geteuid() != 0 or not all(shutil.which(t) for t in ("chromium", "chromedriver", "unshare", "ip", "pdfinfo")),
+    os.geteuid() != 0 or not all(shutil.which(t) for t in ("chromium", "chromedriver", "unshare", "ip", "pdfinfo",
+                                                           "pdftotext")),
     reason="needs root (a network namespace), Debian's chromium, chromium-driver and poppler-utils "
            "(scripts/install-system.sh)")
 
 
-def read_offline(out: Path, pages: list[Path]) -> list[dict]:
-    """What Chromium saw on each page, in a network namespace with only loopback up."""
+def read_offline(out: Path, pages: list[str]) -> list[dict]:
+    """What Chromium saw on each page (``report.html#C017``: opened at that anchor), in a
+    network namespace with only loopback up, and the page printed to PDF."""
     command = ["unshare", "--net", "sh", "-c", 'ip link set lo up && exec "$@"', "offline",
-               sys.executable, str(HELPER), str(out), *map(str, pages)]
+               sys.executable, str(HELPER), str(out), *pages]
     done = subprocess.run(command, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert [s["page"] for s in seen] == [str(p) for p in pages]
+    assert [s["page"] for s in seen] == [p.partition("#")[0] for p in pages]
     return seen
+
+
+def pdf_text(pdf: Path) -> tuple[int, str]:
+    """A PDF's page count and its text (poppler-utils)."""
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True, timeout=60).stdout
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True, timeout=120).stdout
+    return int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)), text
+
+
+def missing_from(text: str, ids) -> list[str]:
+    """The verdict ids (C017) a text does not hold as words."""
+    return sorted(set(ids) - set(re.findall(r"\bC\d{3,4}\b", text)))
+
+
+def resolved_in(folder: Path, seen: dict) -> None:
+    """Every link and image of a page read offline resolves inside ``folder``: a
+    link to a file names one there (nothing points off the report folder: a study
+    page's tables/*.csv, the index's pages and figures), an image is drawn, or (in
+    a folded gallery, where the browser may wait) is a PNG there."""
+    from urllib.parse import unquote, urlparse
+
+    for link in seen["links"]:
+        assert link.startswith(folder.resolve().as_uri()), link
+        assert Path(unquote(urlparse(link).path)).is_file(), link
+    for src, drawn, loading in seen["images"]:
+        if not drawn:
+            assert loading == "lazy", src[:80]
+            assert Path(unquote(urlparse(src).path)).read_bytes()[:8] == PNG, src
 
 
 @pytest.mark.netns
@@ -484,47 +419,81 @@ def test_a_page_asking_a_cdn_is_caught_and_so_are_nan_cells_and_dead_anchors(tmp
     page.parent.mkdir()
     page.write_text(f"<!doctype html><title>Bad</title><script src='{CDN_SCRIPT}'></script><h1>Bad</h1>"
                     "<table><tr><td>NaN</td><td>1.5</td></tr></table><a href='#nowhere'>x</a><p id='here'>ok</p>")
-    [seen] = read_offline(tmp_path, [page])
+    [seen] = read_offline(tmp_path, [str(page)])
     assert seen["requests"] == [CDN_SCRIPT]
     assert seen["raw_cells"] == ["NaN"] and seen["unresolved"] == ["nowhere"]
-    assert seen["sticky"] is None
+    assert seen["sticky"] is None and seen["verdict_rows"] is None
 
 
 @pytest.mark.netns
 @needs_offline_chromium
 @pytest.mark.slow  # every study page is built once per session (minutes), then read in Chromium
 def test_every_study_page_and_the_index_read_offline(built_papers, tmp_path):
-    """Every study page and the index as a reader opens them: in Chromium, in a
-    network namespace with no network (only loopback, for chromedriver). No
-    page may ask the network for anything (DevTools' log of requests, read by
-    tests/offline_browser.py), every verdict id is an element of its page, no
-    cell reads NaN/None/True/[…]/1e-14, titles are the studies' (not file
-    hashes), every in-page link finds its anchor, the verdict table's header
-    stays on screen when the table is scrolled, and the page prints to PDF as
-    `make pdf` prints it. In this file so that, under `--dist loadfile`, it
-    reads the pages the real-browser test reads, built once (``built_papers``)."""
+    """Every study page, the overview and the index as a reader opens them, once
+    each: in Chromium, in a network namespace with no network (only loopback, for
+    chromedriver). No page may ask the network for anything (DevTools' log of
+    requests, read by tests/offline_browser.py), no cell reads NaN/None/True/[…]/1e-14,
+    every in-page link finds its anchor. A study page: the study's title (not its
+    file name) as page title and heading, every verdict id an element and a row of
+    the verdicts table once DataTables has arranged it, a link to a verdict
+    (opened at #id) brings its row on the first screen, the table's header stays on
+    screen when the table is scrolled, the table of contents, a caption per figure.
+    The index names studies by title, with the overview as its header, captioned
+    figures, readable thumbnails and links and images that resolve in the report
+    folder. Each page printed (its own print form, from the open tab) holds every
+    verdict id of the page in its PDF's text; so does a page `make pdf` prints (print_pdf)."""
     from analysis.report.pdf import print_pdf
+    from analysis.report.study_page import OVERVIEW_TITLE
     from analysis.reproduce.claims import studies
+    from analysis.reproduce.published import load_designs
 
-    stems = studies()
-    pages = [built_papers / "index.html", *(built_papers / "papers" / s / "report.html" for s in [*stems, "00_overview"])]
+    stems, designs = studies(), load_designs()
+    ids = {s: list(pd.read_csv(built_papers / "papers" / s / "tables" / "verdicts.csv")["id"]) for s in stems}
+    pages = [str(built_papers / "index.html"),
+             *(f"{built_papers / 'papers' / s / 'report.html'}#{ids[s][len(ids[s]) // 2]}" for s in stems),
+             str(built_papers / "papers" / "00_overview" / "report.html")]
     seen = {Path(s["page"]).parent.name: s for s in read_offline(tmp_path, pages)}
+    printed = {name: pdf_text(Path(page["pdf"])) for name, page in seen.items()}
     for name, page in seen.items():
         assert page["requests"] == [], (name, page["requests"])
         assert page["raw_cells"] == [], (name, page["raw_cells"])
         assert page["unresolved"] == [], (name, page["unresolved"])
         assert page["title"] and not STUDY_FILE.search(page["title"] + page["h1"]), (name, page["title"], page["h1"])
+        resolved_in(built_papers, page)
+        assert printed[name][0] >= 1, name
     for stem in stems:
-        ids = set(pd.read_csv(built_papers / "papers" / stem / "tables" / "verdicts.csv")["id"])
-        assert not ids - set(seen[stem]["ids"]), (stem, sorted(ids - set(seen[stem]["ids"]))[:5])
-        sticky = seen[stem]["sticky"]
+        page, title = seen[stem], designs[stem]["title"]
+        assert page["title"] == page["h1"] == title, (stem, page["title"], page["h1"])
+        absent = sorted(set(ids[stem]) - set(page["ids"]))
+        assert not absent, (stem, len(absent), absent[:5])
+        assert page["verdict_rows"] == len(ids[stem]), (stem, page["verdict_rows"], len(ids[stem]))
+        assert "contents" in page["ids"], stem  # the table of contents
+        figures = list((built_papers / "papers" / stem / "figures").glob("Figure*.png"))
+        assert len(page["captions"]) >= len(figures), stem
+        target = page["target"]  # opened at the middle verdict's anchor
+        assert target["id"] == ids[stem][len(ids[stem]) // 2], (stem, target)
+        assert 0 <= target["top"] < target["height"] and target["bottom"] > 0, (stem, target)
+        sticky = page["sticky"]
         assert sticky["scrolled"] > 0, (stem, sticky)  # the table's box did scroll
         assert abs(sticky["th_top"] - sticky["box_top"]) <= 2, (stem, sticky)  # and its header stayed at its top
-    assert set(stems) <= set(seen[built_papers.name]["ids"])  # the index: a card per study
-    for page in pages:
-        pdf = print_pdf(page, tmp_path / f"{page.parent.name}.pdf")
-        info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True, timeout=60).stdout
-        assert int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1)) >= 1, page
+        assert Path(sticky["screenshot"]).stat().st_size > 10_000, stem
+        unprinted = missing_from(printed[stem][1], ids[stem])
+        assert not unprinted, (stem, len(unprinted), unprinted[:5])
+
+    index = seen[built_papers.name]
+    assert "claims read from their text" in index["header"] and "The studies at a glance" in index["header"]
+    assert [c["id"] for c in index["cards"]] == stems  # the overview is the header, not a card
+    for card, stem in zip(index["cards"], stems):
+        assert card["h3"] == designs[stem]["title"] and "Found." in card["text"], stem
+    assert index["figures"] and all(has_image and caption for has_image, caption in index["figures"])
+    assert index["thumbs"] and min(index["thumbs"]) >= 400  # readable, not a 220 px stamp
+    assert index["images"] and any(link.endswith("/report.html") for link in index["links"])
+    overview = seen["00_overview"]
+    assert overview["title"] == OVERVIEW_TITLE and overview["file_names_in_cells"] == []  # studies by title
+
+    smallest = min(stems, key=lambda s: len(ids[s]))  # `make pdf`'s own command, on the quickest page to print
+    pdf = print_pdf(built_papers / "papers" / smallest / "report.html", tmp_path / "make-pdf.pdf")
+    assert not missing_from(pdf_text(pdf)[1], ids[smallest]), smallest
 
 
 def test_a_study_page_is_rebuilt_when_the_os_campaign_arrives_or_changes(tmp_path, monkeypatch):

@@ -51,6 +51,27 @@ def test_the_verdict_table_holds_every_verdict_with_its_anchor(reproduction):
     assert [table.frame.columns[i] for i in filtered] == list(study_page.FILTERED)
 
 
+def test_on_paper_the_verdicts_table_keeps_its_chosen_columns_and_a_long_table_its_first_rows():
+    """The print form: the verdicts table shows the columns of ON_PAPER (their widths
+    filling the page) and hides the others; a long table is marked to print its first
+    rows, with a note for paper only (hidden on screen) naming the CSV that holds every
+    row; a short one prints whole, with no note. What nbval compares (the text) is unchanged."""
+    style = study_page.PRINT_STYLE
+    hidden = {int(n) for n in re.findall(r"verdicts-table tr>:nth-child\((\d+)\)", style)}
+    shown = [c for i, c in enumerate(study_page.VERDICT_COLUMNS, 1) if i not in hidden]
+    assert shown == list(study_page.ON_PAPER) and sum(study_page.ON_PAPER.values()) == 100
+    rows = study_page.PRINTED_ROWS
+    long = pd.DataFrame({"id": [f"C{i:03d}" for i in range(1, 2 * rows + 2)]})
+    printed = study_page.big(long, "cells")
+    assert f"class='dataframe netrepro-table {study_page.LONG_CLASS}'" in printed.html
+    assert (f"<p class='netrepro-print-note' hidden>On paper the first {rows} of these {2 * rows + 1} rows; every "
+            "row is in <a href='tables/cells.csv'>tables/cells.csv</a>.</p>") in printed.html
+    assert repr(printed) == repr(readable_table(long))
+    assert f"tr:nth-child(n+{rows + 1}){{display:none}}" in style
+    short = study_page.big(long.head(rows), "cells")._repr_html_()
+    assert study_page.LONG_CLASS not in short and "netrepro-print-note" not in short
+
+
 def test_the_heading_opens_with_the_title_and_links_only_to_what_the_page_has(reproduction):
     heading = study_page.heading(reproduction)
     title = load_designs()[STUDY]["title"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,7 +51,6 @@ PAGE_STYLE = ("<style>.study-head .meta{color:#555}.study-head li{margin:.3em 0}
               "table.verdicts-table tr{scroll-margin-top:5em}"
               "table.verdicts-table th:nth-child(3){width:22em}table.verdicts-table th:nth-child(7){width:11em}"
               "table.verdicts-table th:nth-child(13),table.verdicts-table th:nth-child(14){width:14em}"
-              "@media print{.dt-container .dt-layout-table{max-height:none!important;overflow:visible!important}}"
               "p.caption{font-weight:normal;margin:1.2em 0 .3em}</style>")
 
 
@@ -189,7 +188,7 @@ def heading(r: Reproduction) -> Block:
              f"{c['verdicts_changed']} verdicts changed since the earlier reading (<a href='#changes'>why</a>).")
     reading = MarkdownIt().renderInline(r.reading_text())
     contents = "".join(f"<li><a href='#{a}'>{_e(h)}</a></li>" for a, h in SECTIONS)
-    page = (f"{PAGE_STYLE}<header class='study-head'><h1 id='top'>{_e(title_of(r))}</h1>"
+    page = (f"{PAGE_STYLE}{PRINT_STYLE}<header class='study-head'><h1 id='top'>{_e(title_of(r))}</h1>"
             f"<p class='meta'>{meta}</p>"
             f"<h2 id='claimed'>{HEADINGS['claimed']}</h2><p>{claimed}</p>"
             f"<details><summary>The {len(headline):,} headline claims and their verdicts</summary>"
@@ -205,6 +204,36 @@ def heading(r: Reproduction) -> Block:
 VERDICT_COLUMNS = ("id", "headline", "statement", "section", "metric", "class", "claim", "verdict", "judged",
                    "holds at", "p (two-sided, Holm)", "p (one-sided)", "why, or what is missing", "second reading")
 FILTERED = ("headline", "section", "metric", "class", "verdict")  # the columns the page offers as filters
+# On paper each verdict is one row of these columns (their shares of the width): what it
+# claims, its verdict and what decides it. The rest is on the page and in verdicts.csv.
+ON_PAPER = {"id": 6.5, "claim": 27, "verdict": 9.5, "judged": 7.5, "holds at": 7.5, "p (two-sided, Holm)": 6.5,
+            "why, or what is missing": 35.5}
+PRINTED_ROWS = 10  # a long table on paper: its first rows, and a note naming the CSV that holds them all
+LONG_CLASS = "netrepro-long"
+
+
+def _print_style() -> str:
+    """The study page on paper (print.css opens the folded parts). The verdicts table
+    let out of its scroll box, in the columns of ON_PAPER at fixed widths (laid out
+    from their content, its 14 columns took study 004 a thousand pages and minutes to
+    print), the cells judged and a long reason's rest left folded ("…"). A long table:
+    its first PRINTED_ROWS rows, words broken where they must be (its long words ran
+    off the page), but not its first column (the row's id)."""
+    v = "table.netrepro-table.verdicts-table"
+    nth = {c: f"nth-child({i})" for i, c in enumerate(VERDICT_COLUMNS, 1)}
+    hidden = ",".join(f"{v} tr>:{nth[c]}" for c in VERDICT_COLUMNS if c not in ON_PAPER)
+    widths = "".join(f"{v} th:{nth[c]}{{width:{w}%}}" for c, w in ON_PAPER.items())
+    unbroken = ",".join(f"{v} td:{nth[c]}" for c in ("id", "judged", "holds at"))
+    long = f"table.netrepro-table.{LONG_CLASS}"
+    return ("<style>@media print{.dt-container:has(table.verdicts-table) .dt-layout-table>.dt-layout-cell"
+            f"{{max-height:none;overflow:visible}}{v}{{table-layout:fixed!important;width:100%!important}}"
+            f"{hidden}{{display:none}}{widths}{unbroken}{{white-space:nowrap}}{v} thead th{{position:static}}"
+            f"{v} td details::details-content{{content-visibility:hidden}}{v} td details>summary::after{{content:' …'}}"
+            f"{long}>tbody>tr:nth-child(n+{PRINTED_ROWS + 1}){{display:none}}{long} :is(td,th){{overflow-wrap:anywhere}}"
+            f"{long} :is(td,th):first-child{{white-space:nowrap}}}}</style>")
+
+
+PRINT_STYLE = _print_style()
 
 
 def _folded(text: str, *splits: str) -> str:
@@ -280,8 +309,20 @@ def section_heading(anchor: str, intro: str = "") -> Block:
                  HEADINGS[anchor])
 
 
+VERDICTS_ON_PAPER = (
+    f"On paper each verdict is one row: {', '.join(ON_PAPER)} (its first clause; “…”: more on the page). The "
+    "statement as the study words it, its section, metric and class, the one-sided p, the whole reason, the cells "
+    "judged and the second reading are on the page and in <a href='tables/verdicts.csv'>tables/verdicts.csv</a>.")
+
+
+def print_note(text: str) -> str:
+    """A paragraph only for paper: hidden on screen, shown by the page's print stylesheet (print.css)."""
+    return f"<p class='netrepro-print-note' hidden>{text}</p>"
+
+
 def verdicts_heading() -> Block:
-    return section_heading("verdicts", VERDICTS_INTRO)
+    heading = section_heading("verdicts", VERDICTS_INTRO)
+    return Block(heading.html + print_note(VERDICTS_ON_PAPER), heading.text)
 
 
 def folded(anchor: str, parts: list, intro: str = "", count: int | None = None) -> Block:
@@ -296,15 +337,23 @@ def folded(anchor: str, parts: list, intro: str = "", count: int | None = None) 
 PAGED = {"paging": True, "pageLength": 25, "order": [], "autoWidth": False}
 
 
-def big(frame: pd.DataFrame, **kwargs) -> Table:
-    """A long table, readable and searchable, 25 rows a page."""
-    return readable_table(frame, options=PAGED if len(frame) > 25 else None, **kwargs)
+def big(frame: pd.DataFrame, csv: str, **kwargs) -> Table | Block:
+    """A long table, readable and searchable, 25 rows a page; on paper its first
+    PRINTED_ROWS rows and a note naming ``tables/<csv>.csv``, which holds every row
+    (a table of thousands of rows printed whole took Chromium a thousand pages)."""
+    table = readable_table(frame, options=PAGED if len(frame) > 25 else None, **kwargs)
+    if len(frame) <= PRINTED_ROWS:
+        return table
+    table = replace(table, css_class=f"{table.css_class} {LONG_CLASS}".strip())
+    note = print_note(f"On paper the first {PRINTED_ROWS} of these {len(frame):,} rows; every row is in "
+                      f"<a href='tables/{csv}.csv'>tables/{csv}.csv</a>.")
+    return Block(table._repr_html_() + note, repr(table))
 
 
 def changes(r: Reproduction) -> Block:
     changed = r.changes()
     changed = changed[changed["changed"]].drop(columns="changed")
-    return folded("changes", [big(changed)], "Each earlier claim (before the double-entry reading) matched by its "
+    return folded("changes", [big(changed, "changes")], "Each earlier claim (before the double-entry reading) matched by its "
                   "quote to the new claims; where the verdict changed, the rule that now decides it.", len(changed))
 
 
@@ -312,12 +361,12 @@ def audit(r: Reproduction) -> Block:
     intro = ("Every rule run on the whole record (cross-check), derived numbers (recomputation), claims against the "
              "study's own numbers (evaluation), and prose against prose found by reading; each finding with a "
              "severity: major (changes a conclusion), minor, plausibility. " + MarkdownIt().renderInline(r.reading_text()))
-    return folded("audit", [readable_table(r.audit_summary()), big(r.audit)], intro, len(r.audit))
+    return folded("audit", [readable_table(r.audit_summary()), big(r.audit, "audit")], intro, len(r.audit))
 
 
 def evidence(r: Reproduction) -> Block:
     table = r.evidence_table()
-    return folded("evidence", [big(table)], "The printed numbers of each judged cell, the test (two-sided, post hoc), "
+    return folded("evidence", [big(table, "cells")], "The printed numbers of each judged cell, the test (two-sided, post hoc), "
                   "both p-values and the verdict, with why where they differ.", len(table))
 
 
@@ -331,13 +380,13 @@ def tables(r: Reproduction) -> Block:
 
 
 def derived(r: Reproduction) -> Block:
-    return folded("derived", [big(r.derived)], "Each number the text derives from other printed numbers, with the "
+    return folded("derived", [big(r.derived, "derived")], "Each number the text derives from other printed numbers, with the "
                   "formula that reproduces it at its printed precision (reproduced), or the nearest formula "
                   "(mismatch).", len(r.derived))
 
 
 def mdd(r: Reproduction) -> Block:
-    return folded("mdd", [MarkdownIt().renderInline(r.mdd_text()), big(r.mdd)], "δ at 80 % power, α = 0.05, "
+    return folded("mdd", [MarkdownIt().renderInline(r.mdd_text()), big(r.mdd, "mdd")], "δ at 80 % power, α = 0.05, "
                   "two-sided, n runs per group, SDs pooled: could the study have seen the differences it claims?",
                   len(r.mdd))
 
@@ -357,7 +406,7 @@ def own_data(r: Reproduction, out: str | Path) -> Block:
     own = r.own_data()
     save_table(own, out, "own_data")
     counts = ", ".join(f"{k}: {v}" for k, v in own_data_counts(own).items())
-    return folded("own-data", [_e(counts), big(own, columns=OWN_DATA_COLUMNS)], OWN_DATA_INTRO, len(own))
+    return folded("own-data", [_e(counts), big(own, "own_data", columns=OWN_DATA_COLUMNS)], OWN_DATA_INTRO, len(own))
 
 
 OS_CONTRAST_INTRO = (
@@ -374,7 +423,7 @@ def os_contrast(r: Reproduction, out: str | Path) -> Block:
         return folded("os-contrast", [_e("Our campaign with an OS factor (data/raw/uml-seeds) is not here: collect it "
                                          "with plans/uml-seeds.yaml (docs/collecting.md).")], OS_CONTRAST_INTRO)
     save_table(table, out, "os_contrast")
-    return folded("os-contrast", [big(table)], OS_CONTRAST_INTRO, len(table))
+    return folded("os-contrast", [big(table, "os_contrast")], OS_CONTRAST_INTRO, len(table))
 
 
 def design(r: Reproduction) -> Block:
