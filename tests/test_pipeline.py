@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from offline_browser import STUDY_FILE  # a study's file name, never its title on a page
 
 from analysis.ingest.campaign import load_campaign
 from analysis.verdicts import evaluate_hypotheses
@@ -359,7 +360,6 @@ def test_an_interrupted_build_is_not_done_and_runs_again(built, tmp_path):
 
 # Offline in Chromium: tests/offline_browser.py reads the pages in a network namespace.
 HELPER = Path(__file__).with_name("offline_browser.py")
-STUDY_FILE = re.compile(r"\d{3}_[0-9a-f]{16}")  # a study's file name, never its title on a page
 CDN_SCRIPT = "https://cdn.jsdelivr.net/npm/jquery@3.7.1/dist/jquery.min.js"
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -458,7 +458,7 @@ def test_every_study_page_and_the_index_read_offline(built_papers, tmp_path):
         assert page["requests"] == [], (name, page["requests"])
         assert page["raw_cells"] == [], (name, page["raw_cells"])
         assert page["unresolved"] == [], (name, page["unresolved"])
-        assert page["title"] and not STUDY_FILE.search(page["title"] + page["h1"]), (name, page["title"], page["h1"])
+        assert page["title"] and not re.search(STUDY_FILE, page["title"] + page["h1"]), (name, page["title"], page["h1"])
         resolved_in(built_papers, page)
         assert printed[name][0] >= 1, name
     for stem in stems:
