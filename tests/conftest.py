@@ -117,7 +117,8 @@ def papers_build(tmp_path_factory):
     """Every study's page and the overview, built as `netrepro report` builds
     them (one kernel for all), and the index: once per test session. The
     output folder, and what ``build_paper`` returned for each page."""
-    from analysis.report.pipeline import KernelPool, build_paper, write_index_from
+    from analysis.report.kernels import KernelPool
+    from analysis.report.pipeline import build_paper, write_index_from
     from analysis.reproduce.claims import studies
 
     out = tmp_path_factory.mktemp("papers")

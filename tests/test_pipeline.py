@@ -232,7 +232,8 @@ def test_a_shared_kernel_gives_each_notebook_an_empty_namespace(tmp_path):
     none may lean on another's variables: each starts cleared, counting from 1."""
     import nbformat
 
-    from analysis.report.pipeline import SharedKernel, run_notebook
+    from analysis.report.kernels import SharedKernel
+    from analysis.report.pipeline import run_notebook
 
     for name, source in (("first", "x = 41"), ("second", "x + 1")):
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
@@ -253,7 +254,8 @@ def test_a_kernel_kept_between_tasks_runs_each_notebook_cleared_in_its_own_folde
     the pool's kernels stop when it closes."""
     import nbformat
 
-    from analysis.report.pipeline import BLAS_THREAD_VARIABLES, KernelPool, run_notebook
+    from analysis.report.kernels import BLAS_THREAD_VARIABLES, KernelPool
+    from analysis.report.pipeline import run_notebook
 
     for name in BLAS_THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)
@@ -537,7 +539,7 @@ def test_the_longest_tasks_start_first_and_the_overview_last(tmp_path):
 def test_each_kernel_of_a_build_gets_its_share_of_the_cores_for_linear_algebra(monkeypatch):
     """OpenBLAS starts a thread per core in every kernel: two kernels on two cores spun waiting on
     each other's threads (an ANOVA 13x slower). A count the user set is kept."""
-    from analysis.report.pipeline import blas_threads_per_kernel, kernel_environment
+    from analysis.report.kernels import blas_threads_per_kernel, kernel_environment
 
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
     assert [blas_threads_per_kernel(j) for j in (1, 2, 8, 16)] == [8, 4, 1, 1]

@@ -34,6 +34,7 @@ from analysis import config
 from analysis.errors import NetreproError, ReportError
 from analysis.ingest.campaign import current_fingerprint, processed_dir_for
 from analysis.report import pipeline
+from analysis.report.kernels import KernelPool, blas_threads_per_kernel
 
 
 class WholeJsonDB(JsonDB):
@@ -74,7 +75,7 @@ def raw_fingerprints() -> Fingerprint:
 
 
 def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: str, echo,
-                  failures: list[str], fingerprint: Fingerprint, kernels: pipeline.KernelPool) -> dict:
+                  failures: list[str], fingerprint: Fingerprint, kernels: KernelPool) -> dict:
     hyp = hypotheses_dir / f"{campaign.name}.yaml"
     notebooks = [pipeline.NOTEBOOK_DIR / f"{n}.ipynb" for n in pipeline.NOTEBOOKS]
     return {
@@ -89,7 +90,7 @@ def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: st
 
 
 def study_task(name: str, out_root: Path, code: str, echo, failures: list[str], fingerprint: Fingerprint,
-               kernels: pipeline.KernelPool) -> dict:
+               kernels: KernelPool) -> dict:
     """``name``: a study stem, or ``00_overview`` (which reads every study)."""
     from analysis.reproduce.mirrors import load_mirrors, mirror_available
     from analysis.reproduce.os_contrast import OS_CAMPAIGN
@@ -144,7 +145,7 @@ def longest_first(campaigns: list[Path], studies: list[str]) -> tuple[list[Path]
 
 
 def report_tasks(campaigns: list[Path], out_root: Path, hypotheses_dir: Path, papers: bool,
-                 echo, failures: list[str], kernels: pipeline.KernelPool) -> Iterator[dict]:
+                 echo, failures: list[str], kernels: KernelPool) -> Iterator[dict]:
     """Every task of the report, longest first; the index comes last and always runs."""
     code = analysis.source_fingerprint()  # a change to the library re-runs every notebook
     fingerprint = raw_fingerprints()
@@ -179,7 +180,7 @@ def run_report(campaigns: list[Path], out_root: Path, hypotheses_dir: Path | Non
 
     failures: list[str] = []
     # one kernel per worker thread, for all its tasks, sharing the cores for linear algebra
-    kernels = pipeline.KernelPool(pipeline.blas_threads_per_kernel(jobs))
+    kernels = KernelPool(blas_threads_per_kernel(jobs))
 
     def task_report():
         yield from report_tasks(campaigns, out_root, hypotheses_dir, papers, echo, failures, kernels)
