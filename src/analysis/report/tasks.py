@@ -92,8 +92,7 @@ def campaign_task(campaign: Path, out_root: Path, hypotheses_dir: Path, code: st
 def study_task(name: str, out_root: Path, code: str, echo, failures: list[str], fingerprint: Fingerprint,
                kernels: KernelPool) -> dict:
     """``name``: a study stem, or ``00_overview`` (which reads every study)."""
-    from analysis.reproduce.mirrors import load_mirrors, mirror_available
-    from analysis.reproduce.os_contrast import OS_CAMPAIGN
+    from analysis.reproduce.mirrors import OS_CAMPAIGN, load_mirrors, mirror_available
     from analysis.reproduce.summaries import shared_inputs
 
     published, claims = config.published_dir(), config.claims_dir()

@@ -25,6 +25,10 @@ from analysis.ingest.per_run import one_row_per_run
 from analysis.yamlfiles import load_model
 
 Level = int | float | str
+# Our campaign with an OS factor, whose OS contrast (reproduce.os_contrast) the study pages
+# set beside their OS claims; named here, where the report's task graph reads it without
+# importing the statistics.
+OS_CAMPAIGN = "uml-seeds"
 
 
 class _Strict(BaseModel):

@@ -29,7 +29,7 @@ from analysis.config import raw_dir as default_raw_dir
 from analysis.figures.exploration import SIZE_FACTORS, ok_runs
 from analysis.ingest.campaign import current_fingerprint, processed_dir_for
 from analysis.reproduce.claims import Claim
-from analysis.reproduce.mirrors import load_mirror, mirror_available
+from analysis.reproduce.mirrors import OS_CAMPAIGN, load_mirror, mirror_available
 from analysis.stats import adjust, factorial_anova, t_test
 
 OS_FACTOR = "os_version"
@@ -46,7 +46,6 @@ STUDY_METRIC = {"throughput_mbps": "throughput_mbps", "rtt_ms": "rtt_ms", "jitte
 # Why a studied metric has no contrast of ours to stand beside it.
 NOT_COMPARED = {"owd_ms": "not measured: the guests keep clocks of their own, so our delays are round trips (rtt_ms)",
                 "cpu_pct": "not compared: a User-mode Linux guest's CPU is busy emulating system calls"}
-OS_CAMPAIGN = "uml-seeds"  # our campaign with an OS factor, which the study pages set beside their OS claims
 MODEL = ["tool", "mode", "transport"]
 CONTRAST_COLUMNS = [*MODEL, "metric", IP_FACTOR, "size", "os_a", "os_b", "n_a", "n_b", "mean_a", "mean_b", "diff",
                     "diff_pct", "ci_low", "ci_high", "p", "p_holm", "ahead"]
