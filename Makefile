@@ -41,20 +41,26 @@ pdf: report
 # every run (some 8 s of CPU per pytest worker). The test targets write the caches.
 KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
 
-# The tests run on two workers, each starting kernels, commands and simulation
+# The tests run on several workers, each starting kernels, commands and simulation
 # processes of its own: numpy's OpenBLAS starts a thread per core in every one of
 # them, and those threads spin waiting for each other (lan-p2p's ANOVA tables:
 # 13.8 s of CPU so on a busy machine, 1.0 s on one thread). One thread each.
 ONE_BLAS_THREAD := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-# The layers (import-linter), the types (mypy), then the tests on two workers;
+# The tests run on one worker more than the machine has cores: the live campaigns
+# (UML guests, SSH hosts, namespaces) and Chromium spend much of their time waiting on
+# tools, guests and timers: on two workers a quarter of the workers' time was idle
+# (590 s of CPU in 392 s on 2 cores); with a third, 581 s of CPU took 353 s.
+TEST_WORKERS := $(shell echo $$(( $$(nproc) + 1 )))
+
+# The layers (import-linter), the types (mypy), then the tests on TEST_WORKERS workers;
 # --dist loadfile keeps each notebook (nbval) and each test file on one worker;
 # --no-loadscope-reorder hands out the files longest first (tests/conftest.py's
 # LONG_FIRST) instead of most tests first, so no worker idles at the end.
 test: setup
 	$(BIN)/lint-imports
 	$(BIN)/mypy src/analysis
-	$(KEEP_BYTECODE) $(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+	$(KEEP_BYTECODE) $(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The quick loop while working: no notebooks (nbval), no live network
 # namespaces or tool runs, nothing marked slow; under a minute on two cores.
