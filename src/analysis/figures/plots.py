@@ -37,7 +37,7 @@ import seaborn as sns  # noqa: E402
 from analysis.figures.labels import (LABELS, QUANTITY_SUFFIXES, is_quantity, label,  # noqa: E402,F401
                                      level_order, name)
 from analysis.naming import level_label  # noqa: E402
-from analysis.stats import cell_summaries, t_test  # noqa: E402
+from analysis.stats import mean_intervals, t_test  # noqa: E402
 
 PALETTE = "colorblind"
 # Saved PNGs at twice the pixels they are shown at (the pages show them 420-560 px
@@ -101,7 +101,7 @@ def metric_vs_size(runs: pd.DataFrame, metric: str, size: str, hue: Sequence[str
     non-parallel lines are what an interaction term of the ANOVA measures.
     ``factors`` (the design) lets the caption name the factors the means pool over."""
     hue = [h for h in dict.fromkeys(hue) if h and h != size]
-    summary = cell_summaries(runs, metric, by=[*hue, size]).dropna(subset=["mean"])
+    summary = mean_intervals(runs, metric, by=[*hue, size]).dropna(subset=["mean"])
     fig, ax = _axes(ax)
     series = list(summary.groupby(hue, sort=True)) if hue else [((), summary)]
     colours = sns.color_palette(PALETTE, n_colors=max(1, len(series)))
@@ -127,7 +127,7 @@ def grouped_bars(runs: pd.DataFrame, metric: str, x: str, hue: str | None, *, ca
                  factors: Sequence[str] = (), title: str = "") -> plt.Figure:
     """Mean per group with 95% CI: the studies' tables of mean per OS and IP version."""
     hue = None if hue == x else hue
-    summary = cell_summaries(runs, metric, by=[x] if hue is None else [x, hue]).dropna(subset=["mean"])
+    summary = mean_intervals(runs, metric, by=[x] if hue is None else [x, hue]).dropna(subset=["mean"])
     fig, ax = _axes(None)
     xs = level_order(summary[x])
     hues = [None] if hue is None else level_order(summary[hue])

@@ -17,14 +17,14 @@ from analysis.stats.power import (minimum_detectable_difference, n_per_group, po
                                   runs_needed)
 from analysis.stats.results import (AssumptionCheck, EquivalenceTest, Interval, OmnibusTest,
                       RankTest, TwoGroupTest)
-from analysis.stats.summaries import (cell_summaries, clip_interval, harmonic_mean, mean_ci, median_ci, metric_range,
-                                      summarize)
+from analysis.stats.summaries import (cell_summaries, clip_interval, harmonic_mean, mean_ci, mean_intervals, median_ci,
+                                      metric_range, summarize)
 from analysis.stats.two_groups import (hedges_g, hodges_lehmann, mann_whitney, probability_of_superiority,
                                       ratio_of_means, t_test, tost)
 
 __all__ = [
     "AssumptionCheck", "EquivalenceTest", "Interval", "OmnibusTest", "RankTest",
-    "TwoGroupTest", "adjust", "anova_from_stats", "blocked_difference", "blocked_groups", "cell_summaries",
+    "TwoGroupTest", "adjust", "anova_from_stats", "blocked_difference", "blocked_groups", "cell_summaries", "mean_intervals",
     "change_from_ratio", "clip_interval", "directional_p", "dunn", "factorial_anova", "format_change", "format_difference", "format_f", "format_p",
     "games_howell", "group_residuals", "harmonic_mean", "hedges_g",
     "hedges_g_from_stats", "hodges_lehmann", "interaction_test", "is_balanced", "kruskal_wallis", "levene",

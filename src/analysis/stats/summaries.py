@@ -111,17 +111,22 @@ def summarize(values, conf: float = 0.95, bounds: tuple[float, float] = UNBOUNDE
     n = x.size
     mean = x.mean() if n else np.nan
     sd = x.std(ddof=1) if n > 1 else np.nan
-    lo, hi, clipped = clip_interval(*mean_ci(x, conf), bounds, x)
     mlo, mhi = median_ci(x, conf)
     return {
         "n": n, "mean": mean, "sd": sd, "se": sd / np.sqrt(n) if n else np.nan,
-        "ci_low": lo, "ci_high": hi,
+        **_mean_interval(x, conf, bounds),
         "median": np.median(x) if n else np.nan,
         "median_ci_low": mlo, "median_ci_high": mhi,
         "min": x.min() if n else np.nan, "max": x.max() if n else np.nan,
         "cv": sd / mean if n > 1 and mean != 0 else np.nan,
-        "hmean": harmonic_mean(x), "ci_clipped": clipped,
+        "hmean": harmonic_mean(x),
     }
+
+
+def _mean_interval(x: np.ndarray, conf: float, bounds: tuple[float, float]) -> dict:
+    """The t-interval of the mean of clean values ``x``, clipped to ``bounds``."""
+    lo, hi, clipped = clip_interval(*mean_ci(x, conf), bounds, x)
+    return {"ci_low": lo, "ci_high": hi, "ci_clipped": clipped}
 
 
 def cell_summaries(runs: pd.DataFrame, metrics: str | Sequence[str],
@@ -137,3 +142,20 @@ def cell_summaries(runs: pd.DataFrame, metrics: str | Sequence[str],
             rows.append({**dict(zip(by, key)), "metric": metric,
                          **summarize(cell[metric], conf, metric_range(metric))})
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])
+
+
+MEAN_COLUMNS = ["n", "mean", "ci_low", "ci_high", "ci_clipped"]
+
+
+def mean_intervals(runs: pd.DataFrame, metric: str, by: Sequence[str], conf: float = 0.95) -> pd.DataFrame:
+    """One row per cell of the ``by`` factors: n, mean and its interval, as
+    :func:`cell_summaries` gives them. What a figure of means draws, without
+    the median interval and harmonic mean it does not: those were half of a
+    figure's build."""
+    bounds, rows = metric_range(metric), []
+    grouped = runs.groupby(list(by), sort=True, dropna=False)[metric] if by else [((), runs[metric])]
+    for key, cell in grouped:
+        x = clean(cell)
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "n": x.size,
+                     "mean": x.mean() if x.size else np.nan, **_mean_interval(x, conf, bounds)})
+    return pd.DataFrame(rows, columns=[*by, *MEAN_COLUMNS])
