@@ -246,6 +246,27 @@ def test_a_shared_kernel_gives_each_notebook_an_empty_namespace(tmp_path):
             run_notebook(tmp_path / "second.ipynb", {}, tmp_path / "second.out.ipynb", "t", kernel)
 
 
+def test_a_cleared_kernel_keeps_what_it_imported_out_of_the_collectors_way(tmp_path):
+    """After the clear, the objects left (the imported modules) are frozen out of
+    the garbage collector's full collections, which walked all of them again in
+    every notebook; what a notebook makes is still collected."""
+    import nbformat
+
+    from analysis.report.kernels import SharedKernel
+    from analysis.report.pipeline import run_notebook
+
+    source = ("import gc, weakref\n"
+              "class Node: pass\n"
+              "a, b = Node(), Node(); a.b, b.a = b, a; alive = weakref.ref(a); del a, b\n"
+              "gc.collect(); print(gc.get_freeze_count() > 1000, alive() is None)")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    with SharedKernel(tmp_path) as kernel:
+        executed = run_notebook(tmp_path / "n.ipynb", {}, tmp_path / "out.ipynb", "t", kernel)
+    assert executed.cells[0].outputs[0]["text"] == "True True\n"
+
+
 def test_a_kernel_kept_between_tasks_runs_each_notebook_cleared_in_its_own_folder(tmp_path, monkeypatch):
     """The report keeps one kernel per worker thread for all its tasks (a
     campaign's notebooks in notebooks/, a study's in notebooks/papers/): each

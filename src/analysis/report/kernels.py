@@ -63,8 +63,13 @@ def kernel_environment(blas_threads: int | None) -> dict[str, str]:
 # Run in a shared kernel before each notebook: the notebook starts from an empty
 # namespace, no open figure, pandas' display options as pandas sets them, in its
 # own folder, and execution count 1 (so errors name the right cell); only the
-# imported modules stay.
+# imported modules stay. What is left after the reset (the modules, their caches)
+# is frozen out of the garbage collector's reach (gc.freeze): the reset's two full
+# collections, and each full collection while a notebook runs, walked every object
+# of pandas, scipy, statsmodels and matplotlib again (0.3 s per clear of a kernel
+# that had run a study page). Frozen objects are still freed when no longer referred to.
 CLEAR = ("get_ipython().run_line_magic('reset', '-f')\n"
+         "import gc as _gc; _gc.freeze(); del _gc\n"
          "import matplotlib.pyplot as _plt; _plt.close('all'); del _plt\n"
          "import pandas as _pd; _pd.reset_option('^display\\\\.'); del _pd\n"
          "import os as _os; _os.chdir({folder!r}); del _os\n"
