@@ -5,6 +5,7 @@ temporary folders: the root conftest.py sets them, for the notebooks too."""
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
 import pickle
 import re
@@ -81,6 +82,13 @@ LONG_FIRST = (
     "tests/collect/test_live_until_decided.py", "tests/stats/test_two_groups.py", "tests/reproduce/test_own_data.py",
     "notebooks/03_hypotheses.ipynb",
 )
+
+
+def pytest_collection_finish(session):  # noqa: D103 - pytest hook
+    # What collection imported (pandas, scipy, statsmodels, matplotlib, the tests)
+    # stays for the whole run: frozen out of the garbage collector's full
+    # collections, which walked all of it again every time (as the report's kernels do).
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(config, items):  # noqa: D103 - pytest hook
