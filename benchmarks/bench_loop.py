@@ -2,7 +2,7 @@
 
 - `netrepro --help` and a one-file `netrepro parse`: each < 0.5 s (best of 5);
 - `make test-fast`: < 60 s;
-- `make test` (layers, types, every test on cores + 1 workers): < 5 min, timed only
+- `make test` (layers, types, every test on a worker per core): < 5 min, timed only
   when asked (``BENCH_MAKE_TEST=1 make bench``): it takes minutes;
 - load_campaign of lan-p2p with its tables current: the fingerprint hashes no
   raw file (shown beside a full fingerprint, which hashes every one).
@@ -33,7 +33,7 @@ FAST_TESTS = [*PYTEST, "tests", "-o", "addopts=-ra", "-p", "no:nbval", "-m", "no
               "-n", "2", "--dist", "loadfile", "-q"]  # make test-fast, with FAST_ENV
 FAST_ENV = TEST_ENV | {"HYPOTHESIS_PROFILE": "fast"}
 ALL_TESTS = ([str(BIN / "lint-imports")], [str(BIN / "mypy"), "src/analysis"],
-             [*PYTEST, "-n", str((os.cpu_count() or 1) + 1), "--dist", "loadfile", "--no-loadscope-reorder", "-q"])  # make test
+             [*PYTEST, "-n", str(os.cpu_count() or 1), "--dist", "loadfile", "--no-loadscope-reorder", "-q"])  # make test
 MAKE_TEST_ASKED = os.environ.get("BENCH_MAKE_TEST") == "1"
 
 
