@@ -177,4 +177,3 @@ def kernel_from(kernels: KernelPool | None) -> Iterator[SharedKernel]:
     else:
         with kernels.kernel() as kernel:
             yield kernel
-

@@ -52,7 +52,6 @@ REPORT_SKIPS_TAGS = {"parameters", "injected-parameters", INTERACTIVE_TAG, "note
 BANNER_TAG = "banner"
 
 
-
 def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYPOTHESES_DIR) -> dict[str, str]:
     """Notebook parameters, as paths relative to the notebooks folder (the
     kernel's working directory), so no absolute path lands in an output.

@@ -108,13 +108,12 @@ def summarize(values, conf: float = 0.95, bounds: tuple[float, float] = UNBOUNDE
     """All summary statistics of one sample, keyed by SUMMARY_COLUMNS; the
     interval of the mean clipped to ``bounds`` (``ci_clipped`` says when)."""
     x = clean(values)
-    n = x.size
-    mean = x.mean() if n else np.nan
+    means = mean_summary(x, conf, bounds)
+    n, mean = means["n"], means["mean"]
     sd = x.std(ddof=1) if n > 1 else np.nan
     mlo, mhi = median_ci(x, conf)
     return {
-        "n": n, "mean": mean, "sd": sd, "se": sd / np.sqrt(n) if n else np.nan,
-        **_mean_interval(x, conf, bounds),
+        **means, "sd": sd, "se": sd / np.sqrt(n) if n else np.nan,
         "median": np.median(x) if n else np.nan,
         "median_ci_low": mlo, "median_ci_high": mhi,
         "min": x.min() if n else np.nan, "max": x.max() if n else np.nan,
@@ -123,10 +122,27 @@ def summarize(values, conf: float = 0.95, bounds: tuple[float, float] = UNBOUNDE
     }
 
 
-def _mean_interval(x: np.ndarray, conf: float, bounds: tuple[float, float]) -> dict:
-    """The t-interval of the mean of clean values ``x``, clipped to ``bounds``."""
+MEAN_COLUMNS = ["n", "mean", "ci_low", "ci_high", "ci_clipped"]
+
+
+def mean_summary(values, conf: float = 0.95, bounds: tuple[float, float] = UNBOUNDED) -> dict:
+    """n, mean and its t-interval clipped to ``bounds``, keyed by MEAN_COLUMNS:
+    what a figure of means draws, without the median interval and harmonic
+    mean it does not (half of a figure's build)."""
+    x = clean(values)
     lo, hi, clipped = clip_interval(*mean_ci(x, conf), bounds, x)
-    return {"ci_low": lo, "ci_high": hi, "ci_clipped": clipped}
+    return {"n": x.size, "mean": x.mean() if x.size else np.nan, "ci_low": lo, "ci_high": hi, "ci_clipped": clipped}
+
+
+def _per_cell(runs: pd.DataFrame, metrics: Sequence[str], by: Sequence[str], summary, columns: list[str]) -> pd.DataFrame:
+    """``summary(values, bounds=...)`` of each metric in each cell of the ``by`` factors, one row each."""
+    rows = []
+    grouped = runs.groupby(list(by), sort=True, dropna=False) if by else [((), runs)]
+    for key, cell in grouped:
+        key = key if isinstance(key, tuple) else (key,)
+        for metric in metrics:
+            rows.append({**dict(zip(by, key)), "metric": metric, **summary(cell[metric], bounds=metric_range(metric))})
+    return pd.DataFrame(rows, columns=[*by, *columns])
 
 
 def cell_summaries(runs: pd.DataFrame, metrics: str | Sequence[str],
@@ -134,28 +150,10 @@ def cell_summaries(runs: pd.DataFrame, metrics: str | Sequence[str],
     """One row per cell of the ``by`` factors and per metric (long format);
     each mean's interval clipped to the metric's range (:func:`metric_range`)."""
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    rows = []
-    grouped = runs.groupby(list(by), sort=True, dropna=False) if by else [((), runs)]
-    for key, cell in grouped:
-        key = key if isinstance(key, tuple) else (key,)
-        for metric in metrics:
-            rows.append({**dict(zip(by, key)), "metric": metric,
-                         **summarize(cell[metric], conf, metric_range(metric))})
-    return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])
-
-
-MEAN_COLUMNS = ["n", "mean", "ci_low", "ci_high", "ci_clipped"]
+    return _per_cell(runs, metrics, by, lambda v, bounds: summarize(v, conf, bounds), SUMMARY_COLUMNS)
 
 
 def mean_intervals(runs: pd.DataFrame, metric: str, by: Sequence[str], conf: float = 0.95) -> pd.DataFrame:
-    """One row per cell of the ``by`` factors: n, mean and its interval, as
-    :func:`cell_summaries` gives them. What a figure of means draws, without
-    the median interval and harmonic mean it does not: those were half of a
-    figure's build."""
-    bounds, rows = metric_range(metric), []
-    grouped = runs.groupby(list(by), sort=True, dropna=False)[metric] if by else [((), runs[metric])]
-    for key, cell in grouped:
-        x = clean(cell)
-        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "n": x.size,
-                     "mean": x.mean() if x.size else np.nan, **_mean_interval(x, conf, bounds)})
-    return pd.DataFrame(rows, columns=[*by, *MEAN_COLUMNS])
+    """One row per cell of the ``by`` factors: n, mean and its interval
+    (:func:`mean_summary`), as :func:`cell_summaries` gives them."""
+    return _per_cell(runs, [metric], by, lambda v, bounds: mean_summary(v, conf, bounds), MEAN_COLUMNS)
