@@ -27,23 +27,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from analysis.collect.dialects import EXIT_MARK, PID_MARK, Dialect, dialect, markers, parse_sha256
+from analysis.collect.parent_death import dies_with_this_process
 from analysis.collect.pipes import Pipes
 from analysis.collect.plan import HostSpec
 from analysis.collect.scratch import make_scratch
 from analysis.collect.testbed import TestbedError, check_signals
 
 SSH = "ssh"
-
-
-def die_with_collector() -> None:
-    """In each ssh child (Linux): SIGTERM when the collector dies, even by
-    SIGKILL, so no session -- and so no remote wrapper -- outlives it."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 class HostError(TestbedError):
@@ -194,7 +184,7 @@ class SshHost:
             self.master = subprocess.Popen(
                 [SSH, *self.options(), "-M", "-N", "-o", "ControlMaster=yes", "-o", "ControlPersist=no", "--", self.spec.address],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
-                preexec_fn=die_with_collector)
+                preexec_fn=dies_with_this_process(signal.SIGTERM, required=False))
         deadline = time.monotonic() + self.spec.connect_timeout_s + 10
         while time.monotonic() < deadline:
             check_signals()
@@ -246,7 +236,7 @@ class SshHost:
         Its standard input stays open: closing it (or losing the connection)
         makes a POSIX wrapper kill its own process group."""
         proc = subprocess.Popen(self.argv(script), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                bufsize=0, start_new_session=True, preexec_fn=die_with_collector)
+                                bufsize=0, start_new_session=True, preexec_fn=dies_with_this_process(signal.SIGTERM, required=False))
         remote = Remote(script, proc)
         try:
             pump(remote, time.monotonic() + timeout, until_pid=True)
@@ -312,7 +302,7 @@ class SshHost:
         output written to ``dest`` while hashed: (header, bytes written, SHA-256).
         The deadline grows once the header says the size (its first line)."""
         proc = subprocess.Popen(self.argv(script), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=die_with_collector)
+                                start_new_session=True, preexec_fn=dies_with_this_process(signal.SIGTERM, required=False))
         assert proc.stdout is not None and proc.stderr is not None
         err = bytearray()
         with open(dest, "wb") as out:

@@ -25,7 +25,8 @@ guest runs as init of its own PID namespace (``unshare --pid --fork
 --kill-child``): when a PID namespace's init dies, the host kernel SIGKILLs
 everything in it. The ``unshare`` holder is our child with SIGKILL as its
 parent-death signal, forked from the collector's main thread (the signal
-follows the forking thread), so the collector's death, even by SIGKILL,
+follows the forking thread; a collector killed while it forks is caught too:
+:mod:`~analysis.collect.parent_death`), so the collector's death, even by SIGKILL,
 kills the holder, the holder's death kills the guest, and the guest's death
 kills its whole tree. Names follow the namespace testbed's scheme
 (``nr-<6 hex>-<role>``, owner file in STATE_DIR), so ``--cleanup`` removes
@@ -49,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.collect.hosts import HostsTestbed
+from analysis.collect.parent_death import dies_with_this_process
 from analysis.collect.plan import HostSpec, TestbedSpec
 from analysis.collect.readiness import Endpoint, NamespaceProbe
 from analysis.collect.scratch import make_scratch
@@ -65,7 +67,6 @@ ROLES = {"sender": "snd", "receiver": "rcv"}
 NEEDS = ("ip", "nc", "ssh", "ssh-keygen", "/usr/sbin/sshd", "insmod", "unshare")
 # The guest as init of a PID namespace of its own, SIGKILLed when its holder (unshare) dies.
 PID_NAMESPACE = ("unshare", "--pid", "--fork", "--kill-child=SIGKILL")
-PR_SET_PDEATHSIG = 1
 # sshd blocks in getrandom() until the guest kernel's RNG is initialised. Linux 5.10
 # (bullseye) gets there only when its hwrng thread, whose first read of UML's RNG
 # device (the host's /dev/random) comes back empty, tries again 10 s later: its
@@ -227,9 +228,9 @@ class Guest:
         if threading.current_thread() is not threading.main_thread():
             raise UmlError(f"guest {self.name}: boot it from the collector's main thread; the parent-death signal "
                            "that ends it with the collector fires when the thread that started it ends")
-        with open(self.console, "ab") as log:
+        with open(self.console, "ab") as log:  # SIGKILL: unshare blocks SIGTERM while it waits for its child
             self.proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, preexec_fn=_killed_with_collector)
+                                         start_new_session=True, preexec_fn=dies_with_this_process(signal.SIGKILL))
 
     def wait_ready(self, deadline: float) -> None:
         """Until its sshd accepts TCP connections on the link (probed from the testbed's namespace)."""
@@ -294,15 +295,6 @@ class Guest:
         version = next((l.strip() for l in text.splitlines() if l.startswith("Linux version")), None)
         return {"version_line": version, "rx_budget_messages": len(busy), "rx_errors": len(failed),
                 "first_rx_error": failed[0] if failed else None, "entropy_credited": ENTROPY_CREDITED in text}
-
-
-def _killed_with_collector() -> None:
-    """In the guest's holder, before it execs: SIGKILL when the collector dies.
-    SIGKILL, not SIGTERM: unshare blocks SIGTERM while it waits for its child."""
-    import ctypes
-
-    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
 
 
 @dataclass
