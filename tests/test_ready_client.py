@@ -87,3 +87,32 @@ def test_a_client_of_a_stopped_kernel_is_never_ready(tmp_path):
             run_sync(client.wait_for_ready)(timeout=3)
     finally:
         client.stop_channels()
+
+
+def test_a_kernel_slow_to_answer_is_ready_once_it_answers(tmp_path):
+    """A kernel that cannot answer for seconds (a busy machine; here stopped
+    with SIGSTOP, then continued) is ready soon after it can: asking again on
+    every second of silence once left each reply one request behind the
+    client, which then never saw a reply to its latest request (a report build
+    failed "Kernel didn't respond in 120 seconds" under three test workers)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from jupyter_core.utils import run_sync
+
+    from analysis.report.kernels import SharedKernel
+
+    with SharedKernel(tmp_path) as kernel:
+        pid = kernel.manager.provisioner.process.pid
+        client = kernel.manager.client()
+        os.kill(pid, signal.SIGSTOP)
+        threading.Timer(3.5, os.kill, (pid, signal.SIGCONT)).start()
+        started = time.monotonic()
+        client.start_channels()
+        try:
+            run_sync(client.wait_for_ready)(timeout=30)
+        finally:
+            client.stop_channels()
+        assert 3.5 <= time.monotonic() - started < 15

@@ -21,17 +21,25 @@ class ReadyKernelClient(AsyncKernelClient):
 
     async def wait_for_ready(self, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+        sent: set[str] = set()
+        ask = True
         while time.monotonic() < deadline:
-            request = self.kernel_info()
+            if ask:  # one request at a time: a busy kernel's late replies must not fall behind new requests
+                sent.add(self.kernel_info())
+                ask = False
             try:
                 reply = await self.get_shell_msg(timeout=1)
-            except Empty:
+            except Empty:  # a kernel still starting (seconds, on a busy machine): its reply will come
                 if not await self.is_alive():
                     raise RuntimeError("Kernel died before replying to kernel_info") from None
                 continue
-            if reply["parent_header"].get("msg_id") == request and await self._idle_after(request):
+            request = reply["parent_header"].get("msg_id")
+            if request not in sent:
+                continue
+            if await self._idle_after(request):
                 self._handle_kernel_info_reply(reply)
                 return
+            ask = True  # its "idle" went by before IOPub was connected: ask again
         raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
 
     async def _idle_after(self, request: str) -> bool:
