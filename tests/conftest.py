@@ -67,20 +67,22 @@ def pytest_unconfigure(config):  # noqa: D103 - pytest hook
     shutil.rmtree(config.hypothesis_home, ignore_errors=True)
 
 
-# The files that take longest (a `make test` on 2 quiet cores, 2026-12-02, 752 s of test time in
-# all: the study pages built and read in Chromium 166 s, the UML guests 113 s, the SSH and
-# namespace campaigns ~60 s each, the simulations 24-34 s, the heaviest notebooks), longest first.
-# Under `--dist loadfile --no-loadscope-reorder` a worker takes whole files in this order, so the
-# long ones start first and the short ones fill in at the end; pytest-xdist's own order (most
-# tests first) left the single-test calibration for last while the other worker idled.
+# The files that take longest (a `make test` on 2 quiet cores, three workers, 2026-12-02: 1,006 s
+# of test time in all: the study pages built and read in Chromium 201 s, the UML guests 151 s, the
+# SSH and namespace campaigns ~70 s each, the simulations 37-52 s, the heaviest notebooks ~20 s),
+# longest first. Under `--dist loadfile --no-loadscope-reorder` a worker takes whole files in this
+# order, so the long ones start first and the short ones fill in at the end; pytest-xdist's own
+# order (most tests first) left the single-test calibration for last while the other worker idled,
+# and the overview notebook (21 s), unranked, ran last of all.
 LONG_FIRST = (
     "tests/test_pipeline.py", "tests/collect/test_uml_live.py", "tests/collect/test_ssh_live.py",
     "tests/collect/test_live.py", "tests/verdicts/test_sequential_simulation.py", "tests/test_explorer.py",
-    "tests/verdicts/test_calibration.py", "notebooks/04_figures.ipynb", "notebooks/papers/study.ipynb",
-    "tests/reproduce/test_evaluator.py", "tests/reproduce/test_scope.py", "tests/verdicts/test_cells.py",
-    "tests/test_ingest_dask.py", "tests/test_bundled_hypotheses.py", "tests/test_nbval_outputs.py",
-    "tests/collect/test_live_until_decided.py", "tests/stats/test_two_groups.py", "tests/reproduce/test_own_data.py",
-    "notebooks/03_hypotheses.ipynb",
+    "tests/reproduce/test_evaluator.py", "tests/verdicts/test_calibration.py", "tests/reproduce/test_scope.py",
+    "tests/test_bundled_hypotheses.py", "notebooks/papers/00_overview.ipynb", "tests/verdicts/test_cells.py",
+    "notebooks/04_figures.ipynb", "notebooks/papers/study.ipynb", "tests/test_ingest_dask.py",
+    "tests/stats/test_two_groups.py", "tests/test_nbval_outputs.py", "tests/parsers/test_ditg_text.py",
+    "tests/reproduce/test_own_data.py", "tests/test_offline_pages.py", "tests/test_ready_client.py",
+    "tests/test_ingest_safety.py", "tests/collect/test_live_until_decided.py", "notebooks/03_hypotheses.ipynb",
 )
 
 
