@@ -22,7 +22,10 @@ then printed from the same tab. Prints one JSON object per page:
 - ``sticky``: for a page with the verdicts table, where its header is after
   the table was scrolled (a screenshot is saved beside the JSON);
 - ``pdf``: the page printed to PDF (DevTools' Page.printToPDF, the page's own
-  page size, as `make pdf` prints), beside the JSON.
+  page size, as `make pdf` prints), beside the JSON;
+- ``folded_table``: the first folded section holding an interactive table
+  opened (before printing, which opens them all): whether DataTables had arranged it while folded,
+  whether it did once opened, its rows shown and its page length.
 
 Usage: python offline_browser.py OUT_DIR PAGE.html[#ID]...
 """
@@ -122,6 +125,29 @@ def sticky_header(driver, screenshot: Path) -> dict | None:
     return found
 
 
+# A folded section's interactive table: not arranged while folded, arranged once opened (interactive.py).
+UNFOLD = """
+const done = arguments[arguments.length - 1];
+const table = Array.from(document.querySelectorAll('table.netrepro-interactive'))
+  .find(t => t.closest('details:not([open])'));
+if (!table) { done(null); return; }
+const options = JSON.parse(table.dataset.options || '{}');
+const folded = {arranged_while_folded: table.closest('.dt-container') !== null, page_length: options.pageLength || null};
+table.closest('details:not([open])').open = true;
+const started = Date.now();
+(function look() {
+  if (table.closest('.dt-container') === null && Date.now() - started < 10000) { setTimeout(look, 50); return; }
+  done(Object.assign(folded, {arranged_when_opened: table.closest('.dt-container') !== null,
+                              rows: table.querySelectorAll('tbody tr').length}));
+})();
+"""
+
+
+def unfold_a_table(driver) -> dict | None:
+    """Open the first folded section holding an interactive table: was it arranged before, is it now."""
+    return driver.execute_async_script(UNFOLD)
+
+
 def print_page(driver, pdf: Path) -> str:
     """The open page printed as `make pdf` prints it: its own page size (print.css: A4), no header or footer."""
     printed = driver.execute_cdp_cmd("Page.printToPDF", {"preferCSSPageSize": True, "displayHeaderFooter": False})
@@ -142,6 +168,7 @@ def read_page(driver, page: str, out: Path) -> dict:
     seen["page"] = path
     seen["sticky"] = sticky_header(driver, out / f"{name}-sticky.png")
     seen["requests"] = requests_made(driver)
+    seen["folded_table"] = unfold_a_table(driver)  # before printing, which opens every section
     seen["pdf"] = print_page(driver, out / f"{name}.pdf")
     return seen
 

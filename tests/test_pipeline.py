@@ -460,7 +460,8 @@ def test_every_study_page_and_the_index_read_offline(built_papers, tmp_path):
     file name) as page title and heading, every verdict id an element and a row of
     the verdicts table once DataTables has arranged it, a link to a verdict
     (opened at #id) brings its row on the first screen, the table's header stays on
-    screen when the table is scrolled, the table of contents, a caption per figure.
+    screen when the table is scrolled, the table of contents, a caption per figure,
+    a table in a folded section arranged only once the section is opened.
     The index names studies by title, with the overview as its header, captioned
     figures, readable thumbnails and links and images that resolve in the report
     folder. Each page printed (its own print form, from the open tab) holds every
@@ -502,6 +503,11 @@ def test_every_study_page_and_the_index_read_offline(built_papers, tmp_path):
         assert Path(sticky["screenshot"]).stat().st_size > 10_000, stem
         unprinted = missing_from(printed[stem][1], ids[stem])
         assert not unprinted, (stem, len(unprinted), unprinted[:5])
+        folded = page["folded_table"]  # arranged only once its section is opened
+        if folded is not None:
+            assert not folded["arranged_while_folded"] and folded["arranged_when_opened"], (stem, folded)
+            assert folded["page_length"] is None or 0 < folded["rows"] <= folded["page_length"], (stem, folded)
+    assert any(seen[stem]["folded_table"] for stem in stems)
 
     index = seen[built_papers.name]
     assert "claims read from their text" in index["header"] and "The studies at a glance" in index["header"]
