@@ -15,13 +15,17 @@ from pathlib import Path
 import pytest
 
 # The parent: starts `sleep 60` as a child that dies with it, says the child's PID, and waits to be killed.
-# "late": the child arms the signal only once its parent is gone (the window between fork and prctl, widened).
+# "late": the child arms the signal only once its parent is gone (the window between fork and prctl, widened);
+# "late, its signal caught": the same with SIGTERM, which the parent (and so the forked child) catches.
 PARENT = """
 import os, signal, subprocess, sys, time
 from analysis.collect.parent_death import dies_with_this_process
 
 said, when = sys.argv[1], sys.argv[2]
-arm, parent = dies_with_this_process(signal.SIGKILL), os.getpid()
+if when == "late, its signal caught":  # as the collector catches SIGTERM (signals_raise), and the fork inherits it
+    signal.signal(signal.SIGTERM, lambda *_: None)
+arm = dies_with_this_process(signal.SIGTERM if "caught" in when else signal.SIGKILL)
+parent = os.getpid()
 
 def say(pid):
     with open(said + ".part", "w") as f:
@@ -35,7 +39,7 @@ def late():
         time.sleep(0.01)
     arm()
 
-child = subprocess.Popen(["sleep", "60"], preexec_fn=late if when == "late" else arm)
+child = subprocess.Popen(["sleep", "60"], preexec_fn=late if when.startswith("late") else arm)
 say(child.pid)
 time.sleep(60)
 """
@@ -58,7 +62,7 @@ def wait_for(predicate, seconds: float) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
-@pytest.mark.parametrize("when", ["armed", "late"])
+@pytest.mark.parametrize("when", ["armed", "late", "late, its signal caught"])
 def test_the_child_ends_when_its_parent_is_killed_even_before_it_armed_the_signal(tmp_path, when):
     said = tmp_path / "child.pid"
     parent = subprocess.Popen([sys.executable, "-c", PARENT, str(said), when],
