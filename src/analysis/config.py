@@ -46,6 +46,11 @@ def processed_dir() -> Path:
     return _path("NETREPRO_PROCESSED", "data", "processed")
 
 
+def study_summaries_dir() -> Path:
+    """Where each study's overview numbers are kept (analysis.reproduce.summaries): beside the tables."""
+    return processed_dir() / "studies"
+
+
 def hypotheses_dir() -> Path:
     """One hypothesis file per campaign: ``NETREPRO_HYPOTHESES``."""
     return _path("NETREPRO_HYPOTHESES", "data", "hypotheses")

@@ -29,9 +29,6 @@ from analysis.verdicts.rules import CLAIM_ORDER
 if TYPE_CHECKING:
     from analysis.reproduce.study import Reproduction
 
-SUMMARY_DIR = "studies"
-
-
 def shared_inputs() -> list[Path]:
     """What every study's reproduction reads beside its own record and claims: the files
     beside the five records (designs, stated sizes, doubtful rows: one added later is an
@@ -58,7 +55,7 @@ def summary_key(study: str) -> str:
 
 
 def summary_path(study: str) -> Path:
-    return config.processed_dir() / SUMMARY_DIR / f"{study}.json"
+    return config.study_summaries_dir() / f"{study}.json"
 
 
 def remember(r: Reproduction, key: str | None = None) -> dict[str, Any]:
