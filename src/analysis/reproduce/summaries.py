@@ -29,6 +29,7 @@ from analysis.verdicts.rules import CLAIM_ORDER
 if TYPE_CHECKING:
     from analysis.reproduce.study import Reproduction
 
+
 def shared_inputs() -> list[Path]:
     """What every study's reproduction reads beside its own record and claims: the files
     beside the five records (designs, stated sizes, doubtful rows: one added later is an
