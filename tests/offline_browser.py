@@ -24,8 +24,9 @@ then printed from the same tab. Prints one JSON object per page:
 - ``pdf``: the page printed to PDF (DevTools' Page.printToPDF, the page's own
   page size, as `make pdf` prints), beside the JSON;
 - ``folded_table``: the first folded section holding an interactive table
-  opened (before printing, which opens them all): whether DataTables had arranged it while folded,
-  whether it did once opened, its rows shown and its page length.
+  opened (before printing, which opens them all): whether DataTables had
+  arranged it while folded, whether it did once opened, its rows shown and
+  its page length.
 
 Usage: python offline_browser.py OUT_DIR PAGE.html[#ID]...
 """

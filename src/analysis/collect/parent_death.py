@@ -7,8 +7,9 @@ session it was starting would live on alone (a UML guest boots and keeps its
 namespace busy until ``--cleanup``). So once armed, the child checks that the
 process that forked it is still its parent and, if not, ends there without
 running its command (``os._exit``: the collector's signal handlers, inherited
-by the fork, may catch or ignore the signal itself). The signal follows the *thread* that forked: start such
-children from a thread that lives as long as the collector (its main thread).
+by the fork, may catch or ignore the signal itself). The signal follows the
+*thread* that forked: start such children from a thread that lives as long as
+the collector (its main thread).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -34,6 +35,12 @@ from analysis.collect.scratch import make_scratch
 from analysis.collect.testbed import TestbedError, check_signals
 
 SSH = "ssh"
+
+
+def _dies_with_collector() -> Callable[[], None]:
+    """An ssh child's ``preexec_fn``: SIGTERM when the collector dies, even by SIGKILL,
+    so no session -- and so no remote wrapper -- outlives it (not Linux: none)."""
+    return dies_with_this_process(signal.SIGTERM, required=False)
 
 
 class HostError(TestbedError):
@@ -184,7 +191,7 @@ class SshHost:
             self.master = subprocess.Popen(
                 [SSH, *self.options(), "-M", "-N", "-o", "ControlMaster=yes", "-o", "ControlPersist=no", "--", self.spec.address],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
-                preexec_fn=dies_with_this_process(signal.SIGTERM, required=False))
+                preexec_fn=_dies_with_collector())
         deadline = time.monotonic() + self.spec.connect_timeout_s + 10
         while time.monotonic() < deadline:
             check_signals()
@@ -236,7 +243,7 @@ class SshHost:
         Its standard input stays open: closing it (or losing the connection)
         makes a POSIX wrapper kill its own process group."""
         proc = subprocess.Popen(self.argv(script), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                bufsize=0, start_new_session=True, preexec_fn=dies_with_this_process(signal.SIGTERM, required=False))
+                                bufsize=0, start_new_session=True, preexec_fn=_dies_with_collector())
         remote = Remote(script, proc)
         try:
             pump(remote, time.monotonic() + timeout, until_pid=True)
@@ -302,7 +309,7 @@ class SshHost:
         output written to ``dest`` while hashed: (header, bytes written, SHA-256).
         The deadline grows once the header says the size (its first line)."""
         proc = subprocess.Popen(self.argv(script), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=dies_with_this_process(signal.SIGTERM, required=False))
+                                start_new_session=True, preexec_fn=_dies_with_collector())
         assert proc.stdout is not None and proc.stderr is not None
         err = bytearray()
         with open(dest, "wb") as out:
