@@ -16,7 +16,8 @@ instead of reproducing the five studies) are shared by the session's workers:
 each is keyed by everything it depends on and written whole, so a summary one
 worker's study page stored is the one another worker's overview would compute
 (some 15 s of CPU per run). The campaigns' tables stay each worker's own: tests
-ingest changed copies of a campaign under its own name.
+ingest changed copies of a campaign under its own name. Dask's workers keep
+their scratch space there too.
 """
 
 import ast
@@ -47,6 +48,7 @@ def pytest_configure(config):  # noqa: D103 - pytest hook
     summaries.parent.mkdir()
     summaries.symlink_to(os.environ[SHARED_SUMMARIES], target_is_directory=True)
     os.environ["NETREPRO_REPORTS"] = str(config.netrepro_scratch / "reports")
+    os.environ["DASK_TEMPORARY_DIRECTORY"] = str(config.netrepro_scratch / "dask")  # not /tmp/dask-scratch-space
 
 
 def pytest_unconfigure(config):  # noqa: D103 - pytest hook

@@ -8,6 +8,7 @@ resumed, it evaluates no incomplete look, continues, and decides as if never sto
 from __future__ import annotations
 
 import shutil
+import tempfile
 
 import pytest
 import yaml
@@ -45,6 +46,9 @@ CLAIMS = """hypotheses:
 
 def test_an_interrupted_collection_resumes_at_its_look_and_stops_when_decided(tmp_path, monkeypatch):
     plan = Plan.model_validate(PLAN)
+    scratch = tmp_path / "tmp"  # where each look ingests the runs so far
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     claims = tmp_path / "claims.yaml"
     claims.write_text(CLAIMS)
     out = tmp_path / "campaign"
@@ -74,6 +78,7 @@ def test_an_interrupted_collection_resumes_at_its_look_and_stops_when_decided(tm
     assert progress["runs_total"] == 18 and progress["runs_done"] == 6 * look and progress["runs_failed"] == 0
     assert {e.levels["run"] for e in load_manifest(out).files.table} == set(range(1, 3 * look + 1))
     assert looks[-1]["runs_skipped_so_far"] == 18 - 6 * look and looks[-1]["when"] == "after the last run"
+    assert [p.name for p in scratch.iterdir() if "netrepro-look" in p.name] == []  # nor their lock files
 
     registration = registration_of(out, claims)
     assert registration.registered and registration.collected_until_decided

@@ -136,8 +136,9 @@ class UntilDecided:
         entry: dict[str, Any] = {"at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), "when": when,
                                  "runs_skipped_so_far": self.skipped}
         try:
-            with tempfile.TemporaryDirectory(prefix="netrepro-look-") as processed:
-                runs = one_row_per_run(load_campaign(self.out, processed=processed).runs)
+            with tempfile.TemporaryDirectory(prefix="netrepro-look-") as scratch:
+                # tables in a folder inside the scratch one: their lock file, beside them, goes too
+                runs = one_row_per_run(load_campaign(self.out, processed=Path(scratch) / "tables").runs)
                 cells = evaluate(runs, self.hypotheses, registration_of(self.out, self.hypotheses)).cells
         except NetreproError as err:  # e.g. a level with no successful run yet: recorded, nothing skipped
             entry["not_evaluated"] = str(err)
