@@ -14,9 +14,21 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize, special, stats
 
 MAX_RUNS = 10**6
+
+
+def _beyond_critical(df: float, ncp: float, alpha: float, sides: int) -> float:
+    """P(noncentral t(df, ncp) > the test's critical t): the power. scipy.special's
+    functions themselves, as scipy.stats.nct.sf and t.ppf compute it without their
+    argument checks (some 100 µs a call; planning a study makes thousands of calls);
+    stats' own where nctdtr gives up (NaN for a noncentrality near 40, power ≈ 1)."""
+    critical = special.stdtrit(df, 1 - alpha / sides)
+    power = 1.0 - special.nctdtr(df, ncp, critical)
+    if np.isnan(power) and not (np.isnan(df) or np.isnan(ncp)):
+        return float(stats.nct.sf(critical, df, ncp))
+    return float(np.clip(power, 0.0, 1.0))
 
 
 def power_t(n: float, delta: float, sd: float = 1.0, alpha: float = 0.05,
@@ -27,7 +39,7 @@ def power_t(n: float, delta: float, sd: float = 1.0, alpha: float = 0.05,
     n_b = ratio * n
     df = n + n_b - 2 if df is None else df
     ncp = abs(delta) / (sd * np.sqrt(1 / n + 1 / n_b))
-    return float(stats.nct.sf(stats.t.ppf(1 - alpha / sides, df), df, ncp))
+    return _beyond_critical(df, ncp, alpha, sides)
 
 
 def power_of_test(effect: float, se: float, df: float, alpha: float = 0.05, sides: int = 2) -> float:
@@ -36,7 +48,7 @@ def power_of_test(effect: float, se: float, df: float, alpha: float = 0.05, side
     unequal n and spreads are counted as the test counts them."""
     if not (se > 0 and df > 0):
         return np.nan
-    return float(stats.nct.sf(stats.t.ppf(1 - alpha / sides, df), df, abs(effect) / se))
+    return _beyond_critical(df, abs(effect) / se, alpha, sides)
 
 
 def n_per_group(delta: float, sd: float = 1.0, alpha: float = 0.05,
