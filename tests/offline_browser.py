@@ -26,7 +26,9 @@ then printed from the same tab. Prints one JSON object per page:
 - ``folded_table``: the first folded section holding an interactive table
   opened (before printing, which opens them all): whether DataTables had
   arranged it while folded, whether it did once opened, its rows shown and
-  its page length.
+  its page length;
+- ``long_rows``: the rows of the long tables before printing and after (a
+  page sets aside what it does not print, and must put every row back).
 
 Usage: python offline_browser.py OUT_DIR PAGE.html[#ID]...
 """
@@ -149,6 +151,10 @@ def unfold_a_table(driver) -> dict | None:
     return driver.execute_async_script(UNFOLD)
 
 
+# The rows of the long tables, in page order (a long table prints its first rows: study_page.PRINT_SCRIPT).
+LONG_ROWS = "return Array.from(document.querySelectorAll('table.netrepro-long tbody tr')).map(r => r.id || r.textContent)"
+
+
 def print_page(driver, pdf: Path) -> str:
     """The open page printed as `make pdf` prints it: its own page size (print.css: A4), no header or footer."""
     printed = driver.execute_cdp_cmd("Page.printToPDF", {"preferCSSPageSize": True, "displayHeaderFooter": False})
@@ -170,7 +176,9 @@ def read_page(driver, page: str, out: Path) -> dict:
     seen["sticky"] = sticky_header(driver, out / f"{name}-sticky.png")
     seen["requests"] = requests_made(driver)
     seen["folded_table"] = unfold_a_table(driver)  # before printing, which opens every section
+    before = driver.execute_script(LONG_ROWS)
     seen["pdf"] = print_page(driver, out / f"{name}.pdf")
+    seen["long_rows"] = [before, driver.execute_script(LONG_ROWS)]
     return seen
 
 

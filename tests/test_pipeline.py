@@ -461,7 +461,8 @@ def test_every_study_page_and_the_index_read_offline(built_papers, tmp_path):
     the verdicts table once DataTables has arranged it, a link to a verdict
     (opened at #id) brings its row on the first screen, the table's header stays on
     screen when the table is scrolled, the table of contents, a caption per figure,
-    a table in a folded section arranged only once the section is opened.
+    a table in a folded section arranged only once the section is opened, and every row
+    of the long tables in the page again after printing, which shows their first rows.
     The index names studies by title, with the overview as its header, captioned
     figures, readable thumbnails and links and images that resolve in the report
     folder. Each page printed (its own print form, from the open tab) holds every
@@ -485,6 +486,7 @@ def test_every_study_page_and_the_index_read_offline(built_papers, tmp_path):
         assert page["title"] and not re.search(STUDY_FILE, page["title"] + page["h1"]), (name, page["title"], page["h1"])
         resolved_in(built_papers, page)
         assert printed[name][0] >= 1, name
+        assert page["long_rows"][0] == page["long_rows"][1], name  # every row back once printed
     for stem in stems:
         page, title = seen[stem], designs[stem]["title"]
         assert page["title"] == page["h1"] == title, (stem, page["title"], page["h1"])
