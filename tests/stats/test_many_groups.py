@@ -270,3 +270,30 @@ def test_standardised_residuals_have_unit_spread_per_group_and_skip_constant_gro
     res = standardised_residuals(y, ["a"] * 3 + ["b"] * 3 + ["c"] * 2)
     assert res.size == 6
     assert res[:3] == pytest.approx([-1, 0, 1]) and res[3:] == pytest.approx([-1, 0, 1])
+
+
+
+# Labels of one kind per draw, as a factor's column holds them (None: a missing label).
+LABELS = {"str": st.sampled_from(["a", "b", "c|1", "c|2"]), "int": st.sampled_from([4, 6, 16384]),
+          "float": st.sampled_from([4.0, 6.0, float("nan")]), "object": st.sampled_from(["x", "y", None]),
+          "bool": st.booleans()}
+
+
+@given(data=st.data(), kind=st.sampled_from(sorted(LABELS)))
+def test_groups_are_pandas_groupby_of_the_rows_with_value_and_label(data, kind):
+    """groups_of is NumPy for speed; it must give what a sorted pandas groupby of the
+    rows with both a value and a label gives: labels, their order and Python types,
+    each group's values in their order."""
+    import pandas as pd
+
+    from analysis.stats.many_groups import groups_of
+
+    rows = data.draw(st.lists(st.tuples(st.sampled_from([0.0, 1.5, 3.0, -2.0, 1e6, float("nan")]), LABELS[kind]),
+                              max_size=12))
+    y = np.array([r[0] for r in rows], float)
+    g = np.array([r[1] for r in rows], dtype=object if kind == "object" else None)
+    frame = pd.DataFrame({"y": y, "g": g}).dropna()
+    expected = {k: v.to_numpy() for k, v in frame.groupby("g", sort=True)["y"]}
+    got = groups_of(y, g)
+    assert list(got) == list(expected) and [type(k) for k in got] == [type(k) for k in expected]
+    assert all(np.array_equal(got[k], expected[k]) for k in expected)

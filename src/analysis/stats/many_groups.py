@@ -23,9 +23,18 @@ PAIRWISE_COLUMNS = ["group_a", "group_b", "diff", "ci_low", "ci_high",
 
 
 def groups_of(y, g) -> dict:
-    """Values per group label (NaN dropped), in sorted label order."""
-    frame = pd.DataFrame({"y": np.asarray(y, float), "g": np.asarray(g)}).dropna()
-    return {k: v.to_numpy() for k, v in frame.groupby("g", sort=True)["y"]}
+    """Values per group label (a row with a missing value or label dropped), in
+    sorted label order, each group's values in their order; labels as Python
+    scalars. NumPy rather than a pandas groupby: the verdict engine asks for the
+    groups of every cell it judges, and building the DataFrame cost a fifth of
+    each verdict."""
+    values, labels = np.asarray(y, float), np.asarray(g)
+    keep = ~np.isnan(values) & ~pd.isna(labels)
+    values, labels = values[keep], labels[keep]
+    order = np.argsort(labels, kind="stable")
+    keys, starts = np.unique(labels[order], return_index=True)
+    return {(k.item() if isinstance(k, np.generic) else k): part
+            for k, part in zip(keys, np.split(values[order], starts[1:]))}
 
 
 def one_way(y, g, use_var: str = "equal") -> OmnibusTest:
