@@ -237,7 +237,7 @@ PRINT_STYLE = _print_style()
 # While the page prints, the rows past PRINTED_ROWS of each long table DataTables has not
 # arranged (a folded one: interactive.py starts it when a reader opens it) leave the page,
 # and come back after: hidden by the print style, study 004's 8,500 such rows still took
-# Chromium half of the 24 s it spent printing the page.
+# Chromium some 9 of the 24 s it spent printing the page.
 PRINT_SCRIPT = (
     "<script>(() => { const aside = [];"
     "addEventListener('beforeprint', () => { for (const table of document.querySelectorAll("
