@@ -7,9 +7,8 @@ process (a guest's command line carries its testbed's prefix), no namespace
 -- after a normal end and after SIGINT, SIGTERM or SIGHUP while the guests
 boot, during a run and during a copy-back; after SIGKILL while they boot and
 during a run no guest process is left within seconds, and ``--cleanup`` removes
-the rest. They
-need root, the tools and the kernels that scripts/install-uml.sh fetches;
-elsewhere they are skipped with the reason.
+the rest. They need root, the tools and the kernels that
+scripts/install-uml.sh fetches; elsewhere they are skipped with the reason.
 """
 
 from __future__ import annotations

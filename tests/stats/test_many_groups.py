@@ -272,7 +272,6 @@ def test_standardised_residuals_have_unit_spread_per_group_and_skip_constant_gro
     assert res[:3] == pytest.approx([-1, 0, 1]) and res[3:] == pytest.approx([-1, 0, 1])
 
 
-
 # Labels of one kind per draw, as a factor's column holds them (None: a missing label).
 LABELS = {"str": st.sampled_from(["a", "b", "c|1", "c|2"]), "int": st.sampled_from([4, 6, 16384]),
           "float": st.sampled_from([4.0, 6.0, float("nan")]), "object": st.sampled_from(["x", "y", None]),

@@ -210,6 +210,7 @@ ON_PAPER = {"id": 6.5, "claim": 27, "verdict": 9.5, "judged": 7.5, "holds at": 7
             "why, or what is missing": 35.5}
 PRINTED_ROWS = 10  # a long table on paper: its first rows, and a note naming the CSV that holds them all
 LONG_CLASS = "netrepro-long"
+LONG_TABLE = f"table.netrepro-table.{LONG_CLASS}"  # a long table, to the print style and the print script
 
 
 def _print_style() -> str:
@@ -224,7 +225,7 @@ def _print_style() -> str:
     hidden = ",".join(f"{v} tr>:{nth[c]}" for c in VERDICT_COLUMNS if c not in ON_PAPER)
     widths = "".join(f"{v} th:{nth[c]}{{width:{w}%}}" for c, w in ON_PAPER.items())
     unbroken = ",".join(f"{v} td:{nth[c]}" for c in ("id", "judged", "holds at"))
-    long = f"table.netrepro-table.{LONG_CLASS}"
+    long = LONG_TABLE
     return ("<style>@media print{.dt-container:has(table.verdicts-table) .dt-layout-table>.dt-layout-cell"
             f"{{max-height:none;overflow:visible}}{v}{{table-layout:fixed!important;width:100%!important}}"
             f"{hidden}{{display:none}}{widths}{unbroken}{{white-space:nowrap}}{v} thead th{{position:static}}"
@@ -241,7 +242,7 @@ PRINT_STYLE = _print_style()
 PRINT_SCRIPT = (
     "<script>(() => { const aside = [];"
     "addEventListener('beforeprint', () => { for (const table of document.querySelectorAll("
-    f"'table.netrepro-table.{LONG_CLASS}')) {{ if (table.closest('.dt-container')) continue;"
+    f"'{LONG_TABLE}')) {{ if (table.closest('.dt-container')) continue;"
     f" const rest = Array.from(table.tBodies[0].rows).slice({PRINTED_ROWS});"
     " const kept = document.createDocumentFragment(); rest.forEach(row => kept.appendChild(row));"
     " aside.push([table.tBodies[0], kept]); } });"
