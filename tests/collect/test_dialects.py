@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.collect.dialects import (PowerShell, Posix, markers, parse_sha256, proc_net_sockets, powershell_quote, windows_arg,
+from analysis.collect.dialects import (PowerShell, Posix, SYSCTLS, markers, parse_sha256, proc_net_sockets, powershell_quote, windows_arg,
                                        windows_command_line)
 from analysis.collect.plan import HostSpec
 from analysis.collect.ssh import SshHost, _option_value, why_refused
@@ -150,7 +150,7 @@ def test_posix_facts_parse():
         "@@netrepro os-release", 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"', 'NAME="Debian GNU/Linux"', 'VERSION_ID="12"',
         "@@netrepro uname", "Linux", "6.1.0-18-amd64", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1", "x86_64", "alice",
         "@@netrepro cpu", "model name\t: AMD EPYC 7B13", "2",
-        "@@netrepro sysctl", "net.ipv4.tcp_congestion_control = cubic", "net.ipv4.tcp_rmem = 4096\t131072\t6291456",
+        "@@netrepro sysctl", "/proc/sys/net/ipv4/tcp_congestion_control:cubic", "/proc/sys/net/ipv4/tcp_rmem:4096\t131072\t6291456",
         "@@netrepro interface", "eth1",
         "@@netrepro link", "3: eth1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT",
         "@@netrepro driver", "driver: ixgbe", "version: 6.1.0", "firmware-version: 0x800003e7",
@@ -169,6 +169,26 @@ def test_posix_facts_parse():
     assert f["offloads"] == {"rx-checksumming": "on", "tcp-segmentation-offload": "off"}
     assert f["clock_sync"] == {"source": "chrony", "synchronised": True, "offset_s": -0.000012345, "reference": "C0A80001 (ntp.lab)"}
     assert f["tool_versions"] == {"netperf": "2.7.0", "ditg": "2.8.1 (r1023)"}
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_posix_facts_read_every_sysctl_with_one_grep(shell, tmp_path):
+    """Every sysctl read by one grep, not a process per key (a fork is dear on a UML
+    guest): run with grep alone on the PATH, the values are /proc/sys's whole (dash's
+    read builtin got one byte of each), a tab inside one (tcp_rmem) kept."""
+    only_grep, calls = tmp_path / "bin", tmp_path / "calls"
+    only_grep.mkdir()
+    (only_grep / "grep").write_text(f'#!/bin/sh\necho "$*" >>{calls}\nexec {shutil.which("grep")} "$@"\n')
+    (only_grep / "grep").chmod(0o755)
+    done = subprocess.run([shutil.which(shell), "-c", POSIX.facts({}, None, None)], env={"PATH": str(only_grep)},
+                          capture_output=True, text=True, timeout=30)
+    assert len([c for c in calls.read_text().splitlines() if "/proc/sys/" in c]) == 1
+    sysctls = POSIX.parse_facts(done.stdout)["sysctls"]
+    assert list(sysctls) == list(SYSCTLS)
+    for key, value in sysctls.items():
+        path = Path("/proc/sys") / key.replace(".", "/")
+        assert value == (path.read_text().strip() if path.exists() else ""), key
+    assert "\t" in sysctls["net.ipv4.tcp_rmem"]
 
 
 def test_posix_facts_script_quotes_paths_and_addresses():

@@ -30,6 +30,14 @@ from typing import Any, Protocol
 
 PID_MARK, EXIT_MARK, CPU_MARK, MISSING_MARK = "netrepro-pid", "netrepro-exit", "netrepro-cpu", "netrepro-missing"
 SECTION = "@@netrepro "
+PROC_SYS = "/proc/sys/"
+
+
+def _proc_sys(key: str) -> str:
+    """A sysctl's file: net.ipv4.tcp_rmem -> /proc/sys/net/ipv4/tcp_rmem."""
+    return PROC_SYS + key.replace(".", "/")
+
+
 # Version commands per executable (argument, pattern), as hostfacts.VERSION_COMMANDS for the local host.
 VERSION_ARGS = {
     "netperf": ("-V", r"Netperf version (\S+)"),
@@ -203,8 +211,9 @@ class Posix:
             f"echo '{SECTION}uname'; uname -s; uname -r; uname -v; uname -m; uname -n",
             f"echo '{SECTION}cpu'; grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null; "
             "nproc 2>/dev/null || getconf _NPROCESSORS_ONLN",
-            f"echo '{SECTION}sysctl'",  # one cat per key, its path spelled here: a fork is dear on a UML guest
-            *(f"printf '%s = %s\\n' {k} \"$(cat /proc/sys/{k.replace('.', '/')} 2>/dev/null)\"" for k in SYSCTLS),
+            # one grep for every key, each line "path:value" (grep -H): a fork is dear on a UML guest, and
+            # dash's read builtin gets one byte of a /proc/sys file (it reads bytewise; past offset 0 is EOF)
+            f"echo '{SECTION}sysctl'; grep -s -H . {' '.join(_proc_sys(k) for k in SYSCTLS)}",
             "dev=",
         ]
         if own_address:
@@ -233,7 +242,8 @@ class Posix:
         cpu = sec.get("cpu", [])
         model = next((l.split(":", 1)[1].strip() for l in cpu if l.startswith("model name")), None)
         count = next((int(l) for l in cpu if l.strip().isdigit()), None)
-        sysctls = dict(_kv(l, " = ") for l in sec.get("sysctl", []) if " = " in l)
+        read = dict(_kv(l, ":") for l in sec.get("sysctl", []) if l.startswith(PROC_SYS) and ":" in l)
+        sysctls = {k: read.get(_proc_sys(k), "") for k in SYSCTLS}
         iface = (sec.get("interface") or [""])[0].strip() or None
         link = " ".join(sec.get("link", []))
         mtu = re.search(r"\bmtu (\d+)", link)
