@@ -6,6 +6,7 @@ collector killed while booting a guest once left that guest running)."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,3 +81,25 @@ def test_the_child_ends_when_its_parent_is_killed_even_before_it_armed_the_signa
     finally:
         if alive(child):
             os.kill(child, signal.SIGKILL)
+
+
+# A UML guest's second link: unshare's child, which unshare (util-linux 2.38) arms after its
+# fork with no look back. The window is widened: the child sleeps before the check, and is
+# not armed at all (no --kill-child), as when unshare is killed between its fork and prctl.
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="a PID namespace needs root and unshare")
+@pytest.mark.parametrize("holder", ["alive", "killed before the check"])
+def test_a_guest_starts_only_while_its_unshare_holder_lives(tmp_path, holder):
+    from analysis.collect.uml import STILL_HELD
+
+    booted = tmp_path / "booted"
+    child = f"sleep 0.5; {STILL_HELD}"
+    proc = subprocess.Popen(["unshare", "--pid", "--fork", "/bin/sh", "-c", child, "guest",
+                             "/bin/sh", "-c", f"echo booted >{booted}"], stderr=subprocess.PIPE)
+    if holder == "killed before the check":
+        time.sleep(0.1)
+        proc.kill()
+    proc.wait(timeout=30)
+    assert wait_for(booted.exists, 3) == (holder == "alive")
+    if holder != "alive":
+        time.sleep(1)  # the orphan's sleep is over and its check made
+        assert not booted.exists()

@@ -27,8 +27,9 @@ everything in it. The ``unshare`` holder is our child with SIGKILL as its
 parent-death signal, forked from the collector's main thread (the signal
 follows the forking thread; a collector killed while it forks is caught too:
 :mod:`~analysis.collect.parent_death`), so the collector's death, even by SIGKILL,
-kills the holder, the holder's death kills the guest, and the guest's death
-kills its whole tree. Names follow the namespace testbed's scheme
+kills the holder, the holder's death kills the guest (which starts only once
+it knows its holder alive: :data:`STILL_HELD`), and the guest's death kills
+its whole tree. Names follow the namespace testbed's scheme
 (``nr-<6 hex>-<role>``, owner file in STATE_DIR), so ``--cleanup`` removes
 the namespace, taps and scratch a killed collector left.
 """
@@ -67,6 +68,13 @@ ROLES = {"sender": "snd", "receiver": "rcv"}
 NEEDS = ("ip", "nc", "ssh", "ssh-keygen", "/usr/sbin/sshd", "insmod", "unshare")
 # The guest as init of a PID namespace of its own, SIGKILLed when its holder (unshare) dies.
 PID_NAMESPACE = ("unshare", "--pid", "--fork", "--kill-child=SIGKILL")
+# unshare (util-linux 2.38) arms --kill-child in its child after the fork and never looks
+# back: a holder killed in between (its collector killed as it boots) leaves a child no
+# signal reaches, which booted its guest anyway. So that child first reads its parent
+# in the host's /proc (its own getppid() is 0, across the namespace's edge): unshare,
+# whose death now kills it, or it ends there, before the kernel starts. Shell builtins only.
+STILL_HELD = ('read -r s </proc/self/stat; p=${s##*) }; p=${p#* }; p=${p%% *}; read -r c </proc/$p/comm; '
+              '[ "$c" = unshare ] && exec "$@"; echo "netrepro-guest: its holder is gone, not booting" >&2; exit 1')
 # sshd blocks in getrandom() until the guest kernel's RNG is initialised. Linux 5.10
 # (bullseye) gets there only when its hwrng thread, whose first read of UML's RNG
 # device (the host's /dev/random) comes back empty, tries again 10 s later: its
@@ -170,7 +178,8 @@ class Guest:
         return self.scratch / "console.log"
 
     def argv(self) -> list[str]:
-        return ["ip", "netns", "exec", self.ns, *PID_NAMESPACE, str(self.kernel.binary), f"mem={self.mem_mb}M",
+        return ["ip", "netns", "exec", self.ns, *PID_NAMESPACE, "/bin/sh", "-c", STILL_HELD, "guest",
+                str(self.kernel.binary), f"mem={self.mem_mb}M",
                 "rootfstype=hostfs", "rootflags=/", "ro", f"init={self.scratch / 'init.sh'}",
                 f"vec0:transport=tap,ifname={self.tap},gro=1,mtu={self.mtu}", "con=null", "con0=fd:0,fd:1",
                 f"umid={self.name}", f"uml_dir={self.scratch}"]
