@@ -252,7 +252,8 @@ def many_groups(hyp: Hypothesis, groups: dict[str, np.ndarray]) -> Evidence:
 def per_cell(hyp: Hypothesis, data: pd.DataFrame, test: str, one_sided: bool) -> Evidence:
     """One cell: check it has usable data for every group, then test."""
     labels = hyp.compare.labels()
-    groups = {k: data.loc[data["_group"] == k, hyp.metric].to_numpy(float) for k in labels}
+    group, values = data["_group"].to_numpy(), data[hyp.metric].to_numpy(float)
+    groups = {k: values[group == k] for k in labels}
     infinite = [k for k, v in groups.items() if not np.all(np.isfinite(v))]
     if infinite:
         return NoTest(f"non-finite values of {hyp.metric} in {', '.join(infinite)}")

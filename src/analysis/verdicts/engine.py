@@ -352,7 +352,7 @@ def _summarize(claim: Claim, judged: list[Judged], table: pd.DataFrame, registra
             reason = f"{verdict}: not {Verdict.CONTRADICTED} in every cell; " + reason
     tested = table[table["verdict"] != Verdict.UNTESTABLE]
     failed = [j for j in judged if j.verdict != Verdict.SUPPORTED]
-    row = table[table["cell"] == deciding.name].iloc[0]
+    row = table.iloc[next(i for i, j in enumerate(judged) if j is deciding)]  # the table's rows are judged's
     unit = unit_of(hyp.metric)
     return {
         "id": hyp.id, "statement": hyp.statement, "source": hyp.source, "metric": hyp.metric,
