@@ -148,13 +148,29 @@ def built_papers(papers_build):
     return papers_build[0]
 
 
+def _run_folder(tmp_path_factory) -> Path:
+    """The temporary folder of the whole test run, which every pytest-xdist worker sees."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture
+def sole_cleanup(tmp_path_factory):
+    """Held for the whole of a test that leaves a stopped collector's leftovers and
+    checks what `collect --cleanup` finds: that command removes every stopped
+    collector's leftovers on the host, another worker's test's too, so such tests
+    take turns across the workers (a file lock in the run's folder)."""
+    with open(_run_folder(tmp_path_factory) / "collect-cleanup.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def _shared_across_workers(tmp_path_factory, kind: str, compute):
     """key -> a fresh copy of ``compute(key)``, computed once per test run: the
     pytest-xdist workers share each value through a pickle in the run's temporary
     folder (the first to ask computes it under a lock, the others wait and read
     it); every call unpickles a new copy, so a test may change what it gets."""
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / kind
+    shared = _run_folder(tmp_path_factory) / kind
     shared.mkdir(exist_ok=True)
 
     def value(key: str):

@@ -106,7 +106,7 @@ def test_teardown_after_an_exception_inside():
     assert leftovers([prefix]) == []
 
 
-def test_cleanup_removes_only_dead_collectors_leftovers_and_says_what():
+def test_cleanup_removes_only_dead_collectors_leftovers_and_says_what(sole_cleanup):
     dead, live = f"nr-{secrets.token_hex(3)}", f"nr-{secrets.token_hex(3)}"
     gone = subprocess.Popen(["true"])
     gone.wait()  # a pid that no longer runs: its collector was killed

@@ -220,7 +220,7 @@ def test_dropped_connection_leaves_nothing_and_names_the_host(lab, tmp_path):
     assert list((lab.dir / "bob-work").iterdir()) == []  # ... and the resumed session removed it
 
 
-def test_collector_killed_outright_leaves_no_session_and_nothing_on_the_hosts(lab, tmp_path):
+def test_collector_killed_outright_leaves_no_session_and_nothing_on_the_hosts(lab, tmp_path, sole_cleanup):
     """SIGKILL gives the collector no chance to clean up: its ssh children
     die with it (PR_SET_PDEATHSIG), their channels close, and the wrappers
     on the hosts end their own process groups."""

@@ -267,7 +267,7 @@ def test_a_signal_python_drops_while_a_guest_forks_still_stops_the_boot(tmp_path
 
 
 @pytest.mark.parametrize("moment", ["boot", "run"])
-def test_sigkill_ends_the_guests_at_once_and_cleanup_removes_the_rest(tmp_path, moment):
+def test_sigkill_ends_the_guests_at_once_and_cleanup_removes_the_rest(tmp_path, moment, sole_cleanup):
     """Each guest is init of its own PID namespace, held by a child that dies with the
     collector: killing the collector outright kills every guest process within seconds.
     While the guests boot (a guest forked as the collector dies: parent_death.py) and
