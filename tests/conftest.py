@@ -187,15 +187,16 @@ def _shared_across_workers(tmp_path_factory, kind: str, compute):
 
 
 @pytest.fixture(scope="session")
-def reproduced(tmp_path_factory):
+def reproduced():
     """study -> ``reproduce_study(study)``, computed once per test run: study 004
-    takes some 20 s of CPU and five test files read its reproduction. Shared by
-    the workers, a fresh copy per call (``_shared_across_workers``).
+    takes some 10 s of CPU and five test files read its reproduction. The store the
+    study pages read (``stored_reproduction``: the session's studies folder, shared
+    by the workers, see the root conftest.py), a fresh copy per call.
     Only for tests that read a reproduction of the bundled claims and records:
     one that changes NETREPRO_CLAIMS or the records calls reproduce_study itself."""
-    from analysis.reproduce.study import reproduce_study
+    from analysis.reproduce.summaries import stored_reproduction
 
-    return _shared_across_workers(tmp_path_factory, "reproductions", reproduce_study)
+    return stored_reproduction
 
 
 @pytest.fixture(scope="session")

@@ -9,20 +9,20 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import IO, Any
 
 import pandas as pd
 
 
-def replace_whole(path: str | Path, write: Callable[[TextIO], object]) -> Path:
-    """Write ``path`` whole or not at all: ``write`` fills a temporary file beside it,
-    which is flushed to disk and renamed over ``path``, so a reader at the same
-    moment, or a crash, never sees half a file."""
+def replace_whole(path: str | Path, write: Callable[[IO[Any]], object], binary: bool = False) -> Path:
+    """Write ``path`` whole or not at all: ``write`` fills a temporary file beside it
+    (UTF-8 text, or bytes with ``binary``), which is flushed to disk and renamed over
+    ``path``, so a reader at the same moment, or a crash, never sees half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".partial")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+        with (os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding="utf-8", newline="")) as stream:
             write(stream)
             stream.flush()
             os.fsync(stream.fileno())

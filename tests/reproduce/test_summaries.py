@@ -1,17 +1,22 @@
-"""The overview reads each study's stored summary while its inputs and the code
-are unchanged, and reproduces the study again when one of them changes."""
+"""The overview reads each study's stored summary, and its page the stored
+reproduction, while its inputs and the code are unchanged; the study is
+reproduced again when one of them changes."""
 
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 
+import pandas as pd
 import pytest
 
 from analysis import config
+from analysis.reproduce import summaries
 from analysis.reproduce.study import reproduce_study
-from analysis.reproduce.summaries import (audit_frame, overview_tables, remember, study_inputs, study_summary,
-                                          summary_key, summary_path)
+from analysis.reproduce.summaries import (audit_frame, overview_tables, remember, reproduction_path, stored_reproduction,
+                                          study_inputs, study_summary, summary_key, summary_path)
 
 STUDY = "002_6c0e8c5c95705e2f"  # the quickest to reproduce (under a second of CPU; 001 takes four)
 
@@ -70,3 +75,66 @@ def test_every_file_beside_the_records_is_an_input_of_every_study():
     names = {p.name for p in study_inputs("000_4e5320b6fe1e825c")}
     assert {"designs.yaml", "stated_sizes.csv", "doubtful.csv", "second_reading.csv"} <= names
     assert "004_a7738a926cf50bd6.csv" not in names
+
+
+# --- the stored reproduction: what the study pages read -----------------------------------
+def _counting_reproductions(monkeypatch) -> list[str]:
+    """Each study reproduced from here on (the store reproduces through analysis.reproduce.study)."""
+    import analysis.reproduce.study as study_module
+
+    calls: list[str] = []
+    real = study_module.reproduce_study
+    monkeypatch.setattr(study_module, "reproduce_study", lambda study: calls.append(study) or real(study))
+    return calls
+
+
+def _same_reproduction(got, expected) -> None:
+    for name in ("verdicts", "cells", "derived", "mdd", "audit"):
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(expected, name))
+    assert got.counts() == expected.counts()
+
+
+def test_a_stored_reproduction_is_read_back_while_current_and_redone_when_not(reproduction, processed, monkeypatch):
+    calls = _counting_reproductions(monkeypatch)
+    first = stored_reproduction(STUDY)
+    assert calls == [STUDY] and reproduction_path(STUDY).parent == processed / "studies"
+    _same_reproduction(first, reproduction)
+    assert json.loads(summary_path(STUDY).read_text())["key"] == summary_key(STUDY)  # the summary stored with it
+    first.verdicts.loc[0, "verdict"] = "changed by a caller"
+    again = stored_reproduction(STUDY)
+    assert calls == [STUDY]  # read back, not reproduced
+    _same_reproduction(again, reproduction)  # a new copy: the caller's change is not in it
+    assert study_summary(STUDY)["counts"] == reproduction.counts() and calls == [STUDY]
+
+
+@pytest.mark.parametrize("stored", ["other inputs", "other libraries", "truncated", "not a pickle"])
+def test_a_stored_reproduction_of_other_inputs_or_libraries_or_damaged_is_reproduced_again(reproduction, processed,
+                                                                                            monkeypatch, stored):
+    stored_reproduction(STUDY)
+    path = reproduction_path(STUDY)
+    good = path.read_bytes()
+    if stored == "truncated":
+        path.write_bytes(good[: len(good) // 2])
+    elif stored == "not a pickle":
+        path.write_text("a file that is no pickle\n")
+    else:
+        key = summaries._pickle_key(summary_key(STUDY))
+        other = "inputs of another day" if stored == "other inputs" else key.replace(f"pandas {pd.__version__}", "pandas 0.1")
+        assert other != key
+        with path.open("wb") as stream:
+            pickle.dump(other, stream)
+            pickle.dump("what that day stored", stream)
+    calls = _counting_reproductions(monkeypatch)
+    _same_reproduction(stored_reproduction(STUDY), reproduction)
+    assert calls == [STUDY]
+    assert path.read_bytes() != b"" and stored_reproduction(STUDY) is not None and calls == [STUDY]  # stored again
+
+
+def test_processes_asking_at_once_reproduce_a_study_once(processed, monkeypatch):
+    """The second asker waits for the first one's store (a file lock), as the report's
+    kernels and the test workers ask side by side."""
+    calls = _counting_reproductions(monkeypatch)
+    with ThreadPoolExecutor(2) as pool:  # flock: each thread opens the lock itself, as a process would
+        got = list(pool.map(stored_reproduction, [STUDY, STUDY]))
+    assert calls == [STUDY]
+    _same_reproduction(got[0], got[1])

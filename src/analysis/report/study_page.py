@@ -71,12 +71,10 @@ class Block:
 def start(study: str, out: str | Path) -> Reproduction:
     """Reproduce ``study``, write its tables under ``out`` and the index's summary
     of it (``out/about.json``)."""
-    from analysis.reproduce.study import reproduce_study  # the evaluator: seconds to import, not for the overview
-    from analysis.reproduce.summaries import remember
+    from analysis.reproduce.summaries import stored_reproduction
 
-    r = reproduce_study(study)
+    r = stored_reproduction(study)  # its summary stored too: the overview reads it instead of reproducing the study
     r.write(out)
-    remember(r)  # the overview reads it instead of reproducing the study again
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / SUMMARY_FILE).write_text(json.dumps(index_summary(r), indent=1) + "\n")
     return r
