@@ -69,8 +69,8 @@ class Block:
 
 
 def start(study: str, out: str | Path) -> Reproduction:
-    """Reproduce ``study``, write its tables under ``out`` and the index's summary
-    of it (``out/about.json``)."""
+    """The reproduction of ``study`` (stored, or reproduced now: reproduce.summaries);
+    its tables written under ``out`` and the index's summary of it (``out/about.json``)."""
     from analysis.reproduce.summaries import stored_reproduction
 
     r = stored_reproduction(study)  # its summary stored too: the overview reads it instead of reproducing the study

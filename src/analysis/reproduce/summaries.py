@@ -82,7 +82,9 @@ def _pickle_key(key: str) -> str:
     import numpy
     import pyarrow
 
-    return f"{key} python {sys.version.split()[0]} pandas {pd.__version__} numpy {numpy.__version__} pyarrow {pyarrow.__version__}"
+    versions = {"python": sys.version.split()[0], "pandas": pd.__version__, "numpy": numpy.__version__,
+                "pyarrow": pyarrow.__version__}
+    return " ".join([key, *(f"{name} {version}" for name, version in versions.items())])
 
 
 @contextlib.contextmanager
@@ -157,11 +159,13 @@ def study_summary(study: str) -> dict[str, Any]:
     """The study's title, counts (:meth:`Reproduction.counts`) and audit findings
     per rule and severity: stored if still current, else from the stored (or a new)
     reproduction."""
+    key = summary_key(study)
     stored = _stored_summary(study)
-    if stored.get("key") == summary_key(study):
+    if stored.get("key") == key:
         return stored
-    stored_reproduction(study)  # stores the summary too
-    return _stored_summary(study)
+    r = stored_reproduction(study)  # which stores the summary too, unless another process changed the inputs since
+    stored = _stored_summary(study)
+    return stored if stored.get("key") == key else remember(r, key)
 
 
 def audit_frame(summary: dict[str, Any]) -> pd.DataFrame:
@@ -188,5 +192,5 @@ def overview_tables(study_stems: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]
     return pd.concat([table, pd.DataFrame([total])], ignore_index=True), audits
 
 
-__all__ = ["audit_frame", "overview_tables", "remember", "shared_inputs", "stored_reproduction", "study_inputs", "study_summary",
-           "summary_key"]
+__all__ = ["audit_frame", "overview_tables", "remember", "shared_inputs", "stored_reproduction", "study_inputs",
+           "study_summary", "summary_key"]
