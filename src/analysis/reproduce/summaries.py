@@ -115,15 +115,16 @@ def stored_reproduction(study: str) -> Reproduction:
     else reproduced now and stored with its summary. Each call reads a new copy,
     so a caller may change what it gets."""
     key = summary_key(study)
+    pickled = _pickle_key(key)
     with _alone(study):
-        r = _read_back(reproduction_path(study), _pickle_key(key))
+        r = _read_back(reproduction_path(study), pickled)
         if r is None:
             from analysis.reproduce.study import reproduce_study
 
             r = reproduce_study(study)
 
             def write(stream) -> None:
-                pickle.dump(_pickle_key(key), stream, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(pickled, stream, protocol=pickle.HIGHEST_PROTOCOL)
                 pickle.dump(r, stream, protocol=pickle.HIGHEST_PROTOCOL)
 
             replace_whole(reproduction_path(study), write, binary=True)
