@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -189,6 +190,33 @@ def test_posix_facts_read_every_sysctl_with_one_grep(shell, tmp_path):
         path = Path("/proc/sys") / key.replace(".", "/")
         assert value == (path.read_text().strip() if path.exists() else ""), key
     assert "\t" in sysctls["net.ipv4.tcp_rmem"]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_posix_facts_start_few_programs_and_read_the_same(shell, tmp_path):
+    """A fork is dear on a UML guest (tens of ms): the facts script asks uname once for
+    its four one-word fields and once for the build, and finds the interface (by the
+    host's own address, else by the route to its peer) with the shell's own word
+    splitting, not awk, sed or head; what it reads is what each program says."""
+    shims, calls = tmp_path / "bin", tmp_path / "calls"
+    shims.mkdir()
+    programs = ("cat", "uname", "grep", "nproc", "getconf", "ip", "ethtool", "chronyc", "timedatectl", "ntpq",
+                "head", "awk", "sed")
+    for name in programs:
+        if shutil.which(name):
+            (shims / name).write_text(f'#!/bin/sh\necho {name} >>{calls}\nexec {shutil.which(name)} "$@"\n')
+            (shims / name).chmod(0o755)
+    for own, peer in (("127.0.0.1", None), (None, "127.0.0.1")):
+        calls.write_text("")
+        done = subprocess.run([shutil.which(shell), "-c", POSIX.facts({}, own, peer)], env={"PATH": str(shims)},
+                              capture_output=True, text=True, timeout=30)
+        started = calls.read_text().split()
+        assert started.count("uname") == 2 and not {"awk", "sed", "head"} & set(started), started
+        facts = POSIX.parse_facts(done.stdout)
+        assert facts["interface"] == "lo", (own, peer, done.stdout)
+        uname = os.uname()
+        assert (facts["kernel"], facts["kernel_build"], facts["machine"], facts["hostname"]) == \
+            (uname.release, uname.version, uname.machine, uname.nodename)
 
 
 def test_posix_facts_script_quotes_paths_and_addresses():

@@ -206,9 +206,14 @@ class Posix:
         ``own_address``: the host's measurement address (its interface); ``peer``:
         the address it sends to (its route), used when it has no own address given."""
         q = self.quote
+        # a fork is dear on a UML guest (tens of ms): the script splits words with the shell's
+        # own `set --` (no globbing) rather than awk, sed and head, and asks uname once for
+        # the four fields without spaces (printed in uname's own order: s n r m)
         lines = [
+            "set -f",
             f"echo '{SECTION}os-release'; cat /etc/os-release 2>/dev/null",
-            f"echo '{SECTION}uname'; uname -s; uname -r; uname -v; uname -m; uname -n",
+            f"echo '{SECTION}uname'; set -- $(uname -snrm); "
+            'echo "$1"; echo "$3"; uname -v; echo "$4"; echo "$2"',
             f"echo '{SECTION}cpu'; grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null; "
             "nproc 2>/dev/null || getconf _NPROCESSORS_ONLN",
             # one grep for every key, each line "path:value" (grep -H): a fork is dear on a UML guest, and
@@ -216,18 +221,20 @@ class Posix:
             f"echo '{SECTION}sysctl'; grep -s -H . {' '.join(_proc_sys(k) for k in SYSCTLS)}",
             "dev=",
         ]
-        if own_address:
-            lines.append(f"dev=$(ip -o addr show to {q(own_address)} 2>/dev/null | awk '{{print $2; exit}}')")
-        if peer:
-            lines.append(f'[ -n "$dev" ] || dev=$(ip -o route get {q(peer)} 2>/dev/null | '
-                         "sed -n 's/.* dev \\([^ ]*\\).*/\\1/p' | head -n 1)")
+        if own_address:  # "2: eth1    inet 198.18.0.1/24 ...": the second word of the first line
+            lines.append(f"set -- $(ip -o addr show to {q(own_address)} 2>/dev/null); dev=${{2:-}}")
+        if peer:  # "198.18.0.2 dev eth1 src ...": the word after "dev"
+            lines.append(f'[ -n "$dev" ] || {{ set -- $(ip -o route get {q(peer)} 2>/dev/null); '
+                         'while [ $# -gt 1 ]; do [ "$1" = dev ] && { dev=$2; break; }; shift; done; }')
         lines += [
             f"echo '{SECTION}interface'; echo \"$dev\"",
             f'if [ -n "$dev" ]; then echo \'{SECTION}link\'; ip -o link show dev "$dev" 2>/dev/null; '
             f"echo '{SECTION}driver'; ethtool -i \"$dev\" 2>/dev/null; "
             f"echo '{SECTION}offloads'; ethtool -k \"$dev\" 2>/dev/null; fi",
             f"echo '{SECTION}chrony'; chronyc -n tracking 2>/dev/null",
-            f"echo '{SECTION}timedatectl'; timedatectl show -p NTPSynchronized -p NTP 2>/dev/null",
+            # timedatectl asks systemd, which answers only where it is PID 1 (sd_booted's test)
+            f"echo '{SECTION}timedatectl'; [ -d /run/systemd/system ] && timedatectl show -p NTPSynchronized -p NTP "
+            "2>/dev/null",
             f"echo '{SECTION}ntpq'; ntpq -pn 2>/dev/null",
         ]
         for exe, path in executables.items():
