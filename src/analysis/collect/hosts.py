@@ -15,7 +15,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 from analysis.collect.dialects import CPU_MARK
 from analysis.collect.hostfacts import CpuSample, cpu_percent
@@ -49,6 +49,8 @@ class HostsTestbed(BuiltOnEnter):
     ctl_dir: Path | None = None
     prefix: str | None = None  # a namespace testbed's; none here
     namespaces: tuple[str, ...] = ()
+    #: a lab host keeps its scratch folder until teardown removes it (a UML guest's is in its tmpfs, gone when it stops)
+    workdirs_outlive_hosts: ClassVar[bool] = True
 
     @property
     def sender(self) -> SshHost:
@@ -159,7 +161,7 @@ class HostsTestbed(BuiltOnEnter):
     def teardown(self) -> None:
         for host in self.hosts.values():
             try:
-                if host.connected:
+                if host.connected and self.workdirs_outlive_hosts:
                     host.remove_workdir()
             except HostError:
                 pass  # the host is gone; its wrappers ended with the connection

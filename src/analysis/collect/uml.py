@@ -311,6 +311,7 @@ class UmlTestbed(HostsTestbed):
     """A ``kind: uml`` testbed: a namespace with a bridge, two taps, two guests
     booted on them, then a lab of two hosts over SSH (see the module doc)."""
 
+    workdirs_outlive_hosts = False  # each guest's /tmp is its own tmpfs: stopping the guest removes it
     uml: TestbedSpec | None = None  # the plan's kind: uml testbed
     guests: dict[str, Guest] = field(default_factory=dict)
     scratch_dir: Path | None = None
