@@ -354,10 +354,6 @@ def test_powershell_commands_exact_text():
     assert PS.path("C:\\w", "run1.out") == "C:\\w\\run1.out"
 
 
-def _listening_now() -> set:
-    return proc_net_sockets({t: Path(f"/proc/net/{t}").read_text() for t in ("tcp", "tcp6", "udp", "udp6")})
-
-
 def test_listening_sockets_from_linux_socket_tables_and_from_powershell():
     """On this host the script's answer holds this test's own listening TCP and UDP sockets, as the
     host's tables do (other tests open and close servers meanwhile, even on fixed ports, so nothing
@@ -369,7 +365,8 @@ def test_listening_sockets_from_linux_socket_tables_and_from_powershell():
         ours = {("tcp", tcp.getsockname()[1]), ("udp", udp.getsockname()[1])}
         script = subprocess.run(["sh", "-c", POSIX.listening()], capture_output=True, text=True, check=True).stdout
         answer = POSIX.parse_listening(script)
-        assert ours <= answer and ours <= _listening_now()
+        this_host = {t: Path(f"/proc/net/{t}").read_text() for t in ("tcp", "tcp6", "udp", "udp6")}
+        assert ours <= answer and ours <= proc_net_sockets(this_host)
         assert all(kind in ("tcp", "udp") and 0 < port < 65536 for kind, port in answer)
     tables = {
         "tcp": "  sl  local_address rem_address   st\n   0: 00000000:3DF1 00000000:0000 0A 0\n   1: 0100007F:9C40 0100007F:3DF1 01 0",
