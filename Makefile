@@ -70,9 +70,10 @@ test-types:
 # The tests on TEST_WORKERS workers; --dist loadfile keeps each notebook (nbval) and
 # each test file on one worker; --no-loadscope-reorder hands out the files longest
 # first (tests/conftest.py's LONG_FIRST) instead of most tests first, so no worker
-# idles at the end.
+# idles at the end. -p pytest_fast_start, loaded before nbval, spares each pytest process
+# jsonschema's IRI grammar (2 s of CPU; see that file).
 test-suite:
-	$(KEEP_BYTECODE) $(ONE_BLAS_THREAD) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(KEEP_BYTECODE) $(ONE_BLAS_THREAD) $(BIN)/python -m pytest -p pytest_fast_start -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The quick loop while working: no notebooks (nbval), no live network
 # namespaces or tool runs, nothing marked slow; under a minute on two cores.

@@ -33,7 +33,7 @@ FAST_TESTS = [*PYTEST, "tests", "-o", "addopts=-ra", "-p", "no:nbval", "-m", "no
               "-n", "2", "--dist", "loadfile", "-q"]  # make test-fast, with FAST_ENV
 FAST_ENV = TEST_ENV | {"HYPOTHESIS_PROFILE": "fast"}
 ALL_TESTS = ([str(BIN / "lint-imports")], [str(BIN / "mypy"), "src/analysis"],
-             [*PYTEST, "-n", str((os.cpu_count() or 1) + 1), "--dist", "loadfile", "--no-loadscope-reorder", "-q"])  # make test
+             [*PYTEST, "-p", "pytest_fast_start", "-n", str((os.cpu_count() or 1) + 1), "--dist", "loadfile", "--no-loadscope-reorder", "-q"])  # make test
 MAKE_TEST_ASKED = os.environ.get("BENCH_MAKE_TEST") == "1"
 
 
