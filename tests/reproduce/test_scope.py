@@ -5,14 +5,14 @@ and what it is compared with is the cell's other level, nothing outside it."""
 import pytest
 
 from analysis.reproduce.claims import studies
-from analysis.reproduce.lookup import load_record, scope_conflicts
+from analysis.reproduce.lookup import scope_conflicts
 from analysis.reproduce.verdicts import evaluate_claim
 
 
 @pytest.mark.slow  # seconds of CPU: out of `make test-fast`, in `make test`
 @pytest.mark.parametrize("study", studies())
-def test_no_cell_is_judged_on_a_number_printed_outside_its_scope(study):
-    record = load_record(study)
+def test_no_cell_is_judged_on_a_number_printed_outside_its_scope(study, record_of):
+    record = record_of(study)  # read once per run, shared with the other files that read it
     rows = record.rows.set_index("id", drop=False)
     directions = record.directions.rows.set_index("id", drop=False)  # orders said of several sizes, per size
     judged, outside = 0, []
