@@ -202,7 +202,7 @@ def reproduced():
 @pytest.fixture(scope="session")
 def record_of(tmp_path_factory):
     """study -> ``load_record(study)``, read once per test run: the thesis's claims
-    file (004) takes some 2 s of CPU to parse and validate, and six test files
+    file (004) takes some 2 s of CPU to parse and validate, and several test files
     read it; unpickling a copy takes 0.03 s. Shared by the workers, a fresh copy
     per call (``_shared_across_workers``), before any of its indexes is built.
     Only for the bundled claims and records: a test that changes NETREPRO_CLAIMS

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.reproduce.lookup import KEY_COLUMNS, load_record, match
+from analysis.reproduce.lookup import KEY_COLUMNS, match
 
 from budget import examples
 
@@ -17,8 +17,8 @@ STUDIES = ["000_4e5320b6fe1e825c", "003_78d69edb35c6dd71", "004_a7738a926cf50bd6
 @pytest.mark.parametrize("study", STUDIES)
 @settings(max_examples=examples(60))
 @given(data=st.data())
-def test_select_equals_the_mask_over_the_whole_table(study, data):
-    record = _record(study)
+def test_select_equals_the_mask_over_the_whole_table(study, data, record_of):
+    record = _record(study, record_of)
     rows = record.evidence_rows  # what the index holds: the record but rows of doubtful subject
     row = rows.iloc[data.draw(st.integers(0, len(rows) - 1))]
     columns = data.draw(st.lists(st.sampled_from(KEY_COLUMNS), max_size=4, unique=True))
@@ -37,9 +37,10 @@ def test_select_equals_the_mask_over_the_whole_table(study, data):
 _RECORDS: dict = {}
 
 
-def _record(study):
+def _record(study, record_of):
+    """The study's record, one copy for all of a study's examples (its index is built once)."""
     if study not in _RECORDS:
-        _RECORDS[study] = load_record(study)
+        _RECORDS[study] = record_of(study)
     return _RECORDS[study]
 
 
