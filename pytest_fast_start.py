@@ -1,4 +1,5 @@
-"""A pytest plugin `make test` loads before any other (``-p pytest_fast_start``):
+"""A pytest plugin `make test` loads with ``python -m pytest -p pytest_fast_start``
+(found in the checkout, the working directory), before the installed plugins:
 every pytest process starts without jsonschema's checker of the "iri" format.
 
 nbval, a plugin, imports nbformat, and nbformat jsonschema; when rfc3987_syntax
