@@ -24,7 +24,7 @@ def test_nbval_leaves_the_checkouts_reports_and_processed_folders_untouched(tmp_
     watched = [ROOT / "reports", ROOT / "data" / "processed"]
     before = [listing(folder) for folder in watched]
     env = {k: v for k, v in os.environ.items() if k not in ("NETREPRO_PROCESSED", "NETREPRO_REPORTS")}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "pytest_fast_start",
                            "--nbval", NOTEBOOK, "--basetemp", str(tmp_path / "base")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
