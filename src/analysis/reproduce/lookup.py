@@ -348,7 +348,8 @@ class RowIndex:
         return candidates
 
     def _cached(self, key: dict, metric: str | None, statistics, no_extremes: bool = False) -> list[int]:
-        cache_key = (metric, tuple(statistics), no_extremes, tuple((k, repr(v)) for k, v in sorted(key.items())))
+        # the key's items by their repr (1 and 1.0 and "1" apart), as one string: built in C, not item by item
+        cache_key = (metric, tuple(statistics), no_extremes, repr(sorted(key.items())))
         if cache_key not in self._answers:
             found = self._positions(metric, statistics, key)
             if no_extremes:

@@ -520,8 +520,7 @@ def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> lis
         group = group_cells[0]["_key"]
         lo_a, hi_a, rows_a = _printed_extremes(claim, record, group_cells, level_a)
         lo_b, hi_b, rows_b = _printed_extremes(claim, record, group_cells, level_b)
-        used = pd.concat([rows_a, rows_b])
-        if used.empty:
+        if rows_a.empty and rows_b.empty:
             continue
         restated = any(not side.empty and all(_own_words(claim, record, t) or _in_summary(record, r)
                                               for t, r in zip(side["snippet"], side["id"]))
@@ -556,7 +555,7 @@ def _no_size_range_cells(claim: Claim, record: Record, cells: list[dict]) -> lis
             out.append({"id": claim.id, "cell": f"{label + ', ' if label else ''}over sizes (printed ranges)",
                         "a": level_label(factor, level_a), "b": level_label(factor, level_b), "class": kind,
                         "verdict": Verdict.RESTATED if restated else verdict, "_group": group, "_cell": group,
-                        "rows": list(used["id"]), "missing": "", "note": why,
+                        "rows": [*rows_a["id"], *rows_b["id"]], "missing": "", "note": why,
                         "diff_source": "printed ranges" + (" — the claim's own sentence or the study's summary"
                                                            if restated else "")})
     return out
