@@ -392,7 +392,7 @@ class RowIndex:
         number and UDP's): which of them the claim speaks of is not known. Then
         no rows, and why."""
         positions = self._cell(metric, key, statistics)
-        free = tuple(c for c in KEY_COLUMNS if c not in key and c in self.rows)
+        free = tuple(c for c in KEY_COLUMNS if c not in key and c in self._columns)  # _columns: each key column of rows
         cache_key = (tuple(positions), free)
         if cache_key not in self._scoped:
             self._scoped[cache_key] = self._one_scope(positions, free)
