@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 LOCAL = ("file:", "data:", "blob:", "about:", "chrome:", "devtools:")
@@ -79,7 +81,10 @@ return {title: document.title, h1: text(document.querySelector('h1')),
 """
 
 
-def browser():
+def browser(scratch: Path):
+    """Chromium driven by chromedriver, its temporary files in ``scratch`` (a short path: its
+    profile's socket lives there): it leaves an org.chromium.Chromium.* folder (its
+    SingletonSocket and SingletonCookie) in TMPDIR behind, one in /tmp per test run before."""
     from selenium import webdriver
 
     options = webdriver.ChromeOptions()
@@ -87,7 +92,8 @@ def browser():
     for flag in FLAGS:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(shutil.which("chromedriver")))
+    service = webdriver.ChromeService(shutil.which("chromedriver"), env=os.environ | {"TMPDIR": str(scratch)})
+    driver = webdriver.Chrome(options=options, service=service)
     driver.set_page_load_timeout(READY_S)
     driver.set_window_size(*WINDOW)
     return driver
@@ -184,12 +190,13 @@ def read_page(driver, page: str, out: Path) -> dict:
 
 def main(argv: list[str]) -> int:
     out, pages = Path(argv[0]), argv[1:]
-    driver = browser()
-    try:
-        for page in pages:
-            print(json.dumps(read_page(driver, page, out)), flush=True)
-    finally:
-        driver.quit()
+    with tempfile.TemporaryDirectory(prefix="nr-chromium-") as scratch:
+        driver = browser(Path(scratch))
+        try:
+            for page in pages:
+                print(json.dumps(read_page(driver, page, out)), flush=True)
+        finally:
+            driver.quit()
     return 0
 
 

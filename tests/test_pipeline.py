@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -142,11 +143,12 @@ def browser():
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                  "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"):
         options.add_argument(flag)
-    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
+    with tempfile.TemporaryDirectory(prefix="nr-chromium-") as scratch:  # Chromium leaves a folder in TMPDIR
+        service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"), env=os.environ | {"TMPDIR": scratch})
+        driver = webdriver.Chrome(options=options, service=service)
+        driver.set_page_load_timeout(60)
+        yield driver
+        driver.quit()
 
 
 def _resolves(browser, url_prefix):
