@@ -28,7 +28,7 @@ def test_a_test_process_skips_the_iri_grammar_and_still_validates_notebooks():
     assert done.stdout.splitlines() == ["broken notebook refused", "grammar imported: False"]
 
 
-def test_make_test_loads_it_before_the_other_plugins():
+def test_make_test_suite_loads_it_with_python_m_pytest():
     dry = subprocess.run(["make", "-n", "--no-print-directory", "test-suite"], cwd=ROOT, capture_output=True,
                          text=True, timeout=60, check=True).stdout
     assert " -m pytest -p pytest_fast_start " in dry
