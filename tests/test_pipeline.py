@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+import offline_browser
 from offline_browser import STUDY_FILE  # a study's file name, never its title on a page
 
 from analysis.ingest.campaign import load_campaign
@@ -135,18 +136,11 @@ def served(built):
 
 @pytest.fixture()
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver")
+    pytest.importorskip("selenium.webdriver")
     if not (shutil.which("chromium") and shutil.which("chromedriver")):
         pytest.skip("Debian's chromium and chromium-driver are not installed (scripts/install-system.sh installs them)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"):
-        options.add_argument(flag)
-    with tempfile.TemporaryDirectory(prefix="nr-chromium-") as scratch:  # Chromium leaves a folder in TMPDIR
-        service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"), env=os.environ | {"TMPDIR": scratch})
-        driver = webdriver.Chrome(options=options, service=service)
-        driver.set_page_load_timeout(60)
+    with tempfile.TemporaryDirectory(prefix="nr-chromium-") as scratch:
+        driver = offline_browser.browser(Path(scratch))
         yield driver
         driver.quit()
 

@@ -23,7 +23,6 @@ import contextlib
 import copy
 import html
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +31,7 @@ from analysis import config
 from analysis.errors import ReportError
 from analysis.report.front_page import CampaignReport, found_reports, study_title, write_campaign_about, write_index
 from analysis.report.interactive import with_datatables
+from analysis.report.jsonschema_formats import skip_iri_grammar
 from analysis.report.kernels import KERNEL_QUIET, KernelPool, SharedKernel, kernel_from, kernels_use_this_library
 
 if TYPE_CHECKING:
@@ -62,13 +62,8 @@ def parameters_for(campaign_dir: Path, out_dir: Path, hypotheses_dir: Path = HYP
 
 
 def _papermill():
-    """papermill, imported without jsonschema's checker of the "iri" format: when
-    rfc3987_syntax is installed, importing jsonschema (papermill -> nbformat)
-    compiles its 38 grammars, 1.3 s of CPU in every build that runs a notebook,
-    and nbformat's schemas check no format. Where jsonschema is already
-    imported, nothing changes."""
-    if "jsonschema" not in sys.modules:
-        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]  # None: "not installed"
+    """papermill, imported without jsonschema's IRI grammar (:mod:`.jsonschema_formats`)."""
+    skip_iri_grammar()
     import papermill
 
     return papermill
