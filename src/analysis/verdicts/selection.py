@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from analysis.verdicts.spec import Hypothesis, canon, canon_column
@@ -9,14 +10,19 @@ from analysis.verdicts.spec import Hypothesis, canon, canon_column
 
 def select(hyp: Hypothesis, runs: pd.DataFrame, successful_only: bool = True) -> pd.DataFrame:
     """Successful runs in scope, with the compared group as column '_group'
-    (every run in scope, failed ones too, with ``successful_only=False``: which were made)."""
-    data = runs[runs["status"] == "ok"] if "status" in runs.columns and successful_only else runs
+    (every run in scope, failed ones too, with ``successful_only=False``: which were made).
+    One mask, one take: each filter in turn copied every column of the runs again."""
+    keep = np.ones(len(runs), dtype=bool)
+    if "status" in runs.columns and successful_only:
+        keep &= (runs["status"] == "ok").to_numpy(dtype=bool, na_value=False)
     for factor, value in hyp.scope.items():
         values = {canon(v) for v in (value if isinstance(value, list) else [value])}
-        data = data[canon_column(data[factor]).isin(values)]
-    mapping = hyp.compare.level_map()
-    group = data[hyp.compare.factor].map(lambda v: mapping.get(canon(v)))
-    return data.assign(_group=group).dropna(subset=["_group", hyp.metric] if successful_only else ["_group"])
+        keep &= canon_column(runs[factor]).isin(values).to_numpy()
+    group = canon_column(runs[hyp.compare.factor]).map(hyp.compare.level_map()).to_numpy(dtype=object)
+    keep &= pd.notna(group)
+    if successful_only:
+        keep &= runs[hyp.metric].notna().to_numpy()
+    return runs[keep].assign(_group=group[keep])
 
 
 def _numeric_first(label: str):
