@@ -158,6 +158,7 @@ def test_posix_facts_parse():
         "@@netrepro os-release", 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"', 'NAME="Debian GNU/Linux"', 'VERSION_ID="12"',
         "@@netrepro uname", "Linux", "6.1.0-18-amd64", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1", "x86_64", "alice",
         "@@netrepro cpu", "model name\t: AMD EPYC 7B13", "2",
+        "@@netrepro memory", "MemTotal:       16318104 kB",
         "@@netrepro sysctl", "/proc/sys/net/ipv4/tcp_congestion_control:cubic", "/proc/sys/net/ipv4/tcp_rmem:4096\t131072\t6291456",
         "@@netrepro interface", "eth1",
         "@@netrepro link", "3: eth1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT",
@@ -172,6 +173,7 @@ def test_posix_facts_parse():
     f = POSIX.parse_facts(text)
     assert (f["os"], f["os_version"], f["distribution"]) == ("Debian GNU/Linux", "12", "Debian GNU/Linux 12 (bookworm)")
     assert (f["kernel"], f["machine"], f["hostname"], f["cpu_model"], f["cpu_count"]) == ("6.1.0-18-amd64", "x86_64", "alice", "AMD EPYC 7B13", 2)
+    assert f["mem_total_kib"] == 16318104 and POSIX.parse_facts("@@netrepro memory")["mem_total_kib"] is None
     assert f["congestion_control"] == "cubic" and f["sysctls"]["net.ipv4.tcp_rmem"] == "4096\t131072\t6291456"
     assert (f["interface"], f["mtu"], f["nic_driver"]) == ("eth1", 9000, "ixgbe")
     assert f["offloads"] == {"rx-checksumming": "on", "tcp-segmentation-offload": "off"}
@@ -224,6 +226,31 @@ def test_posix_facts_start_few_programs_and_read_the_same(shell, tmp_path):
         uname = os.uname()
         assert (facts["kernel"], facts["kernel_build"], facts["machine"], facts["hostname"]) == \
             (uname.release, uname.version, uname.machine, uname.nodename)
+        meminfo = Path("/proc/meminfo").read_text().split()
+        assert facts["mem_total_kib"] == int(meminfo[meminfo.index("MemTotal:") + 1])
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_posix_clock_echo_reads_the_clock_once_up_and_once_per_line(shell):
+    """One session gives every clock reading (ssh.SshHost.clock_offset): one as it
+    starts, then one per line it reads, each printed as soon as it is read."""
+    proc = subprocess.Popen([shutil.which(shell), "-c", POSIX.clock_echo()], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        readings = [float(proc.stdout.readline())]
+        for _ in range(2):
+            before = time.time()
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            readings.append(float(proc.stdout.readline()))
+            assert before - 0.01 <= readings[-1] <= time.time() + 0.01  # read after the line was sent
+        proc.stdin.close()
+        assert proc.wait(10) == 0 and proc.stdout.read() == ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert readings == sorted(readings)
 
 
 def test_posix_facts_script_quotes_paths_and_addresses():
@@ -393,7 +420,7 @@ def test_powershell_facts_script_and_parse():
     # A hand-written answer in the shape ConvertTo-Json gives (not captured from a Windows host).
     answer = {
         "os": {"Caption": "Microsoft Windows 10 Pro", "Version": "10.0.19045", "BuildNumber": "19045",
-               "OSArchitecture": "64-bit", "CSName": "LAB-W10"},
+               "OSArchitecture": "64-bit", "CSName": "LAB-W10", "TotalVisibleMemorySize": 16650432},
         "cpu": {"Name": "Intel(R) Core(TM) i5-8500 CPU @ 3.00GHz", "NumberOfLogicalProcessors": 6},
         "adapter": {"Name": "Ethernet", "InterfaceDescription": "Intel(R) Ethernet Connection (7) I219-V",
                     "DriverVersion": "12.18.9.7", "LinkSpeed": "1 Gbps"},
@@ -405,7 +432,8 @@ def test_powershell_facts_script_and_parse():
     }
     f = PS.parse_facts(json.dumps(answer))
     assert (f["os"], f["os_version"], f["kernel_build"]) == ("Microsoft Windows 10 Pro", "10.0.19045", "19045")
-    assert (f["congestion_control"], f["mtu"], f["interface"]) == ("CUBIC", 1500, "Ethernet")
+    assert (f["congestion_control"], f["mtu"], f["interface"], f["mem_total_kib"]) == ("CUBIC", 1500, "Ethernet", 16650432)
+    assert "TotalVisibleMemorySize" in script and "[Console]::In.ReadLine()" in PS.clock_echo()
     assert f["offloads"]["Large Send Offload V2 (IPv4)"] == "Enabled"
     assert f["tool_versions"] == {"iperf3": "3.1.3"}
     assert f["clock_sync"]["synchronised"] and f["clock_sync"]["reference"] == "time.windows.com,0x9"

@@ -113,7 +113,10 @@ def test_manifest_carries_each_hosts_facts_and_os_factors(campaign):
         assert facts["congestion_control"] and facts["sysctls"]["net.ipv4.tcp_rmem"]
         assert facts["offloads"]["tcp-segmentation-offload"] in ("on", "off")
         assert facts["ssh"]["address"].startswith("198.18.0.")
-        assert abs(facts["clock"]["offset_s"]) <= facts["clock"]["uncertainty_s"] + 0.05  # one kernel clock
+        assert facts["mem_total_kib"] == int(Path("/proc/meminfo").read_text().split()[1])  # MemTotal, the first line
+        # one kernel clock: the host read it between sending and receiving, so within half the round trip
+        assert abs(facts["clock"]["offset_s"]) <= facts["clock"]["uncertainty_s"] + 2e-6, facts["clock"]
+        assert facts["clock"]["uncertainty_s"] < 1 and "one SSH session" in facts["clock"]["method"]
     assert set(lab_facts["hosts"]["alice"]["tool_versions"]) >= {"netperf", "iperf3", "ditg"}
     assert lab_facts["clock"]["sync"]["recorded_by"] == "the plan (clock_sync)"
     assert any(h.startswith("alice (root@198.18.0.1:22, sender)") for h in manifest.campaign.hosts)

@@ -75,7 +75,7 @@ class Dialect(Protocol):
     def which(self, executables: list[str]) -> str: ...
     def facts(self, executables: dict[str, str], own_address: str | None, peer: str | None) -> str: ...
     def parse_facts(self, text: str) -> dict[str, Any]: ...
-    def clock(self) -> str: ...
+    def clock_echo(self) -> str: ...
     def listening(self) -> str: ...
     def parse_listening(self, text: str) -> set[tuple[str, int]]: ...
     def remote_command(self, script: str) -> str: ...
@@ -216,6 +216,7 @@ class Posix:
             'echo "$1"; echo "$3"; uname -v; echo "$4"; echo "$2"',
             f"echo '{SECTION}cpu'; grep -m 1 '^model name' /proc/cpuinfo 2>/dev/null; "
             "nproc 2>/dev/null || getconf _NPROCESSORS_ONLN",
+            f"echo '{SECTION}memory'; grep -m 1 '^MemTotal:' /proc/meminfo 2>/dev/null",
             # one grep for every key, each line "path:value" (grep -H): a fork is dear on a UML guest, and
             # dash's read builtin gets one byte of a /proc/sys file (it reads bytewise; past offset 0 is EOF)
             f"echo '{SECTION}sysctl'; grep -s -H . {' '.join(_proc_sys(k) for k in SYSCTLS)}",
@@ -249,6 +250,7 @@ class Posix:
         cpu = sec.get("cpu", [])
         model = next((l.split(":", 1)[1].strip() for l in cpu if l.startswith("model name")), None)
         count = next((int(l) for l in cpu if l.strip().isdigit()), None)
+        memory = " ".join(sec.get("memory", [])).split()  # "MemTotal: 16318104 kB"
         read = dict(_kv(l, ":") for l in sec.get("sysctl", []) if l.startswith(PROC_SYS) and ":" in l)
         sysctls = {k: read.get(_proc_sys(k), "") for k in SYSCTLS}
         iface = (sec.get("interface") or [""])[0].strip() or None
@@ -268,6 +270,7 @@ class Posix:
             "hostname": uname[4] or None,
             "cpu_model": model,
             "cpu_count": count,
+            "mem_total_kib": int(memory[1]) if len(memory) >= 2 and memory[1].isdigit() else None,
             "sysctls": sysctls,
             "congestion_control": sysctls.get("net.ipv4.tcp_congestion_control") or None,
             "interface": iface,
@@ -279,8 +282,9 @@ class Posix:
             "clock_sync": _posix_sync(sec),
         }
 
-    def clock(self) -> str:
-        return "date +%s.%N"
+    def clock_echo(self) -> str:
+        """The host's clock once when the session is up, then once per line it reads."""
+        return "date +%s.%N; while read -r _; do date +%s.%N; done"
 
     def listening(self) -> str:
         """The host's socket tables (Linux /proc/net), in sections for :meth:`parse_listening`."""
@@ -291,6 +295,11 @@ class Posix:
 
     def remote_command(self, script: str) -> str:
         return script
+
+
+def _int_or_none(value: Any) -> int | None:
+    """A count a host reported (a number, or digits in a string), or None."""
+    return int(value) if str(value).isdigit() else None
 
 
 def _kv(line: str, sep: str) -> tuple[str, str]:
@@ -481,7 +490,7 @@ class PowerShell:
             versions,
             "[pscustomobject]@{",
             "  os = @{ Caption = $os.Caption; Version = $os.Version; BuildNumber = $os.BuildNumber; "
-            "OSArchitecture = $os.OSArchitecture; CSName = $os.CSName }",
+            "OSArchitecture = $os.OSArchitecture; CSName = $os.CSName; TotalVisibleMemorySize = $os.TotalVisibleMemorySize }",
             "  cpu = @{ Name = $cpu.Name; NumberOfLogicalProcessors = $cpu.NumberOfLogicalProcessors }",
             "  adapter = if ($ad) { @{ Name = $ad.Name; InterfaceDescription = $ad.InterfaceDescription; "
             "DriverVersion = $ad.DriverVersion; LinkSpeed = $ad.LinkSpeed } }",
@@ -526,6 +535,7 @@ class PowerShell:
             "hostname": os_.get("CSName"),
             "cpu_model": cpu.get("Name"),
             "cpu_count": cpu.get("NumberOfLogicalProcessors"),
+            "mem_total_kib": _int_or_none(os_.get("TotalVisibleMemorySize")),  # Win32_OperatingSystem counts KiB
             "sysctls": {f"tcp.{internet.get('SettingName', '')}.{k}": str(v) for k, v in internet.items() if k != "SettingName"},
             "congestion_control": internet.get("CongestionProvider"),
             "interface": adapter.get("Name"),
@@ -538,8 +548,11 @@ class PowerShell:
                            "reference": source.group(1).strip() if source else None} if w32tm else None,
         }
 
-    def clock(self) -> str:
-        return "[DateTimeOffset]::UtcNow.ToUnixTimeMilliseconds() / 1000"
+    def clock_echo(self) -> str:
+        """As :meth:`Posix.clock_echo`; each reading written and flushed at once, in the invariant culture."""
+        return ("function now { [Console]::Out.WriteLine(([DateTimeOffset]::UtcNow.ToUnixTimeMilliseconds() / 1000)"
+                ".ToString([Globalization.CultureInfo]::InvariantCulture)); [Console]::Out.Flush() }\n"
+                "now; while ($null -ne [Console]::In.ReadLine()) { now }")
 
     def listening(self) -> str:
         return ("Get-NetTCPConnection -State Listen -ErrorAction SilentlyContinue | ForEach-Object { 'tcp ' + $_.LocalPort }; "

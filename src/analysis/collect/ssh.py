@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import select
 import selectors
 import shlex
 import shutil
@@ -354,23 +355,71 @@ class SshHost:
         answer = self.run(self.dialect.which(executables)).out.decode(errors="replace")
         return markers(answer).get("netrepro-missing", [])
 
-    def clock_offset(self, samples: int = 3) -> dict[str, float | str]:
-        """The host clock minus ours, from the fastest of a few SSH round trips
-        (its uncertainty is half that round trip)."""
+    def clock_offset(self, samples: int = 3, timeout: float = 30) -> dict[str, float | str]:
+        """The host clock minus ours, from the fastest of a few round trips in one
+        session: a line sent, the host's clock read back (its uncertainty is half
+        that round trip). Not a session per reading: a session's start, most of
+        such a round trip, comes before the host reads its clock, so it skewed the
+        midpoint, and each one costs a guest (uml.py) a fork of sshd and a shell."""
+        proc = subprocess.Popen(self.argv(self.dialect.clock_echo()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
+                                preexec_fn=_dies_with_collector())
+        assert proc.stdin is not None
+        deadline, pending = time.monotonic() + timeout, bytearray()
         best: tuple[float, float] | None = None
-        for _ in range(samples):
-            t0 = time.time()
-            said = self.run(self.dialect.clock()).out.decode().strip()
-            t1 = time.time()
+        try:
+            self._clock_reading(proc, pending, deadline)  # the first, once the session is up: not timed
+            for _ in range(samples):
+                t0 = time.time()
+                try:
+                    proc.stdin.write(b"\n")
+                except OSError:
+                    pass  # the session ended: the reading below says why
+                remote = self._clock_reading(proc, pending, deadline)
+                t1 = time.time()
+                if best is None or t1 - t0 < best[1]:
+                    best = (remote - (t0 + t1) / 2, t1 - t0)
+        finally:
+            _close_stdin(proc)
             try:
-                remote = float(said.split()[-1])
-            except (ValueError, IndexError):
-                raise HostError(f"{self.label}: cannot read its clock: {said[:100]!r}") from None
-            if best is None or t1 - t0 < best[1]:
-                best = (remote - (t0 + t1) / 2, t1 - t0)
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                _kill_local(proc)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
         assert best is not None
         return {"offset_s": round(best[0], 6), "uncertainty_s": round(best[1] / 2, 6),
-                "method": f"SSH round trip from the collector, fastest of {samples}"}
+                "method": f"round trip of a line in one SSH session from the collector, fastest of {samples}"}
+
+    def _clock_reading(self, proc: subprocess.Popen, pending: bytearray, deadline: float) -> float:
+        """The next clock reading the session prints (pending: what it printed past the last line)."""
+        assert proc.stdout is not None and proc.stderr is not None
+        while b"\n" not in pending:
+            check_signals()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise HostError(f"{self.label}: its clock did not answer in time: {bytes(pending)[:100]!r}")
+            if not select.select([proc.stdout], [], [], min(left, 0.5))[0]:
+                continue
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:  # the session ended
+                try:
+                    status = proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    status = None
+                err = proc.stderr.read().decode(errors="replace") if status is not None else ""
+                if status == 255:
+                    raise HostLost(f"{self.label}: SSH failed: {why_refused(err)}")
+                said = bytes(pending).decode(errors="replace") or err
+                raise HostError(f"{self.label}: cannot read its clock (exit {status}): {said.strip()[-200:]!r}")
+            pending += chunk
+        line, _, rest = bytes(pending).partition(b"\n")
+        pending[:] = rest
+        try:
+            return float(line.decode(errors="replace").split()[-1])
+        except (ValueError, IndexError):
+            raise HostError(f"{self.label}: cannot read its clock: {line[:100]!r}") from None
 
 
 def pump(remote: Remote, deadline: float, until_pid: bool = False) -> bool:

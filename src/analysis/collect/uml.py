@@ -351,7 +351,7 @@ class UmlTestbed(HostsTestbed):
         super().build()
         for role, guest in self.guests.items():
             name = str(getattr(self.spec, role))
-            self._guest_facts(self.host_facts[name], guest, self._memory_kib(name))
+            self._guest_facts(self.host_facts[name], guest)
 
     def _link(self) -> None:
         """The namespace, its bridge (the collector's end of the link) and one tap per guest."""
@@ -378,12 +378,7 @@ class UmlTestbed(HostsTestbed):
                         proxy_command=["ip", "netns", "exec", self.ns, "nc", "%h", "%p"],
                         roles=[guest.role], ipv4=guest.ipv4, ipv6=guest.ipv6, connect_timeout_s=20)
 
-    def _memory_kib(self, host: str) -> int | None:
-        """The memory the guest's kernel has (MemTotal): less than mem= by what the kernel keeps."""
-        said = self.hosts[host].run("grep -m 1 '^MemTotal:' /proc/meminfo", check=False).out.decode(errors="replace").split()
-        return int(said[1]) if len(said) >= 2 and said[1].isdigit() else None
-
-    def _guest_facts(self, facts: dict[str, Any], guest: Guest, mem_total_kib: int | None) -> None:
+    def _guest_facts(self, facts: dict[str, Any], guest: Guest) -> None:
         """The kernel is what this testbed varies: it becomes the OS (the
         userland, seen through hostfs, is this host's and says so)."""
         userland = facts.get("distribution")
@@ -392,7 +387,8 @@ class UmlTestbed(HostsTestbed):
         facts["os_version"] = facts.get("kernel") or guest.kernel.release
         facts["distribution"] = f"User-mode Linux {facts['os_version']} (Debian {guest.kernel.suite} user-mode-linux {guest.kernel.package_version})"
         facts["uml"] = {"suite": guest.kernel.suite, "package_version": guest.kernel.package_version,
-                        "binary": str(guest.kernel.binary), "mem_mb": guest.mem_mb, "mem_total_kib": mem_total_kib,
+                        "binary": str(guest.kernel.binary), "mem_mb": guest.mem_mb,
+                        "mem_total_kib": facts.get("mem_total_kib"),  # less than mem_mb by what the kernel keeps
                         "console": guest.console_facts()}
 
     def remove_stale(self, earlier: dict[str, Any]) -> list[str]:
