@@ -22,7 +22,7 @@ import pytest
 from analysis.collect.dialects import (PowerShell, Posix, SYSCTLS, markers, parse_sha256, proc_net_sockets, powershell_quote, windows_arg,
                                        windows_command_line)
 from analysis.collect.plan import HostSpec
-from analysis.collect.ssh import SshHost, _option_value, why_refused
+from analysis.collect.ssh import HostError, HostLost, SshHost, _option_value, why_refused
 
 HOSTILE = [
     "it's", 'say "hi"', "$(touch PWNED)", "`touch PWNED`", "a;b&c|d", "*", "~", "-rf", "--", "", " lead and trail ",
@@ -484,3 +484,40 @@ def test_refusals_are_explained():
     assert "refused the key" in why_refused("root@198.18.0.2: Permission denied (publickey).")
     assert "not in known_hosts" in why_refused("No ED25519 host key is known for 198.18.0.2 and you have requested strict checking.\nHost key verification failed.")
     assert "cannot connect" in why_refused("ssh: connect to host 198.18.0.2 port 22: Connection refused")
+
+
+# --- the clock offset: one session, its readings over stdin and stdout --------------------
+def clock_host(monkeypatch, shell_script: str) -> SshHost:
+    """A host whose 'session' is a local shell running ``shell_script`` instead of ssh (what
+    clock_offset sends the host is the dialect's clock_echo; here the script stands in for it)."""
+    h = host()
+    monkeypatch.setattr(h, "argv", lambda script: ["sh", "-c", shell_script])
+    return h
+
+
+def test_clock_offset_is_the_fastest_line_round_trip_of_one_session(monkeypatch):
+    h = clock_host(monkeypatch, POSIX.clock_echo())
+    clock = h.clock_offset()
+    assert abs(clock["offset_s"]) <= clock["uncertainty_s"] + 2e-6  # one clock: read inside the round trip
+    assert 0 <= clock["uncertainty_s"] < 1 and "fastest of 3" in clock["method"]
+
+
+@pytest.mark.parametrize(("script", "said"), [
+    ("echo 1.5; echo not-a-clock; cat >/dev/null", "cannot read its clock: b'not-a-clock'"),
+    ("echo 1.5; echo gone >&2; exit 3", r"cannot read its clock \(exit 3\): 'gone'"),
+])
+def test_a_clock_that_cannot_be_read_is_one_error_naming_the_host(monkeypatch, script, said):
+    with pytest.raises(HostError, match=rf"host bob \(198\.18\.0\.2:22\): {said}"):
+        clock_host(monkeypatch, script).clock_offset()
+
+
+def test_a_dropped_session_while_reading_the_clock_is_a_lost_host(monkeypatch):
+    with pytest.raises(HostLost, match=r"host bob .*SSH failed: .*cannot connect"):
+        clock_host(monkeypatch, "echo 'ssh: connect to host 198.18.0.2 port 22: Connection refused' >&2; exit 255").clock_offset()
+
+
+def test_a_clock_that_never_answers_is_an_error_within_the_timeout(monkeypatch):
+    started = time.monotonic()
+    with pytest.raises(HostError, match="its clock did not answer in time"):
+        clock_host(monkeypatch, "echo 1.5; exec sleep 30").clock_offset(timeout=1)
+    assert time.monotonic() - started < 4  # the session (sleep) was stopped at once, not waited for

@@ -379,6 +379,9 @@ class SshHost:
                 t1 = time.time()
                 if best is None or t1 - t0 < best[1]:
                     best = (remote - (t0 + t1) / 2, t1 - t0)
+        except BaseException:
+            _kill_local(proc)  # our ssh client, by its PID: what it ran on the host ends with the channel
+            raise
         finally:
             _close_stdin(proc)
             try:
