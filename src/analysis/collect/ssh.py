@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import select
 import selectors
 import shlex
 import shutil
@@ -364,18 +363,20 @@ class SshHost:
         proc = subprocess.Popen(self.argv(self.dialect.clock_echo()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
                                 preexec_fn=_dies_with_collector())
-        assert proc.stdin is not None
-        deadline, pending = time.monotonic() + timeout, bytearray()
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        said, err = bytearray(), bytearray()
+        pipes = Pipes({proc.stdout: said.extend, proc.stderr: err.extend})
+        deadline = time.monotonic() + timeout
         best: tuple[float, float] | None = None
         try:
-            self._clock_reading(proc, pending, deadline)  # the first, once the session is up: not timed
+            self._clock_reading(proc, pipes, said, err, deadline)  # the first, once the session is up: not timed
             for _ in range(samples):
                 t0 = time.time()
                 try:
                     proc.stdin.write(b"\n")
                 except OSError:
                     pass  # the session ended: the reading below says why
-                remote = self._clock_reading(proc, pending, deadline)
+                remote = self._clock_reading(proc, pipes, said, err, deadline)
                 t1 = time.time()
                 if best is None or t1 - t0 < best[1]:
                     best = (remote - (t0 + t1) / 2, t1 - t0)
@@ -388,37 +389,31 @@ class SshHost:
                 proc.wait(5)
             except subprocess.TimeoutExpired:
                 _kill_local(proc)
-            for pipe in (proc.stdout, proc.stderr):
-                if pipe is not None:
-                    pipe.close()
+            pipes.close()
         assert best is not None
         return {"offset_s": round(best[0], 6), "uncertainty_s": round(best[1] / 2, 6),
                 "method": f"round trip of a line in one SSH session from the collector, fastest of {samples}"}
 
-    def _clock_reading(self, proc: subprocess.Popen, pending: bytearray, deadline: float) -> float:
-        """The next clock reading the session prints (pending: what it printed past the last line)."""
-        assert proc.stdout is not None and proc.stderr is not None
-        while b"\n" not in pending:
+    def _clock_reading(self, proc: subprocess.Popen, pipes: Pipes, said: bytearray, err: bytearray,
+                       deadline: float) -> float:
+        """The next clock reading the session prints (``said``: what it printed past the last reading taken)."""
+        def a_line() -> bool:
             check_signals()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise HostError(f"{self.label}: its clock did not answer in time: {bytes(pending)[:100]!r}")
-            if not select.select([proc.stdout], [], [], min(left, 0.5))[0]:
-                continue
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:  # the session ended
-                try:
-                    status = proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    status = None
-                err = proc.stderr.read().decode(errors="replace") if status is not None else ""
-                if status == 255:
-                    raise HostLost(f"{self.label}: SSH failed: {why_refused(err)}")
-                said = bytes(pending).decode(errors="replace") or err
-                raise HostError(f"{self.label}: cannot read its clock (exit {status}): {said.strip()[-200:]!r}")
-            pending += chunk
-        line, _, rest = bytes(pending).partition(b"\n")
-        pending[:] = rest
+            return b"\n" in said
+
+        if not a_line() and pipes.read(deadline, stop=a_line):  # both pipes ended: so did the session
+            try:
+                status: int | None = proc.wait(5)
+            except subprocess.TimeoutExpired:
+                status = None
+            if status == 255:
+                raise HostLost(f"{self.label}: SSH failed: {why_refused(err.decode(errors='replace'))}")
+            why = (bytes(said) or bytes(err)).decode(errors="replace").strip()[-200:]
+            raise HostError(f"{self.label}: cannot read its clock (exit {status}): {why!r}")
+        if b"\n" not in said:
+            raise HostError(f"{self.label}: its clock did not answer in time: {bytes(said)[:100]!r}")
+        line, _, rest = bytes(said).partition(b"\n")
+        said[:] = rest
         try:
             return float(line.decode(errors="replace").split()[-1])
         except (ValueError, IndexError):
