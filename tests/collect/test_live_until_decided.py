@@ -1,10 +1,10 @@
-"""Collect until decided, live: real netperf runs over two links of network
+"""Collect until decided, live: real netperf runs over two links between network
 namespaces, collected with a registered claim that carries ``stop:``. The claim
 (the link shaped to 100 Mbit/s streams faster than the one shaped to 20) is
-decided before max_runs, so the
-collector skips every later repetition; interrupted inside the first block and
-resumed, it evaluates no incomplete look, continues, and decides as if never stopped. Needs root,
-``ip netns`` and netperf; skipped elsewhere with the reason."""
+decided before max_runs, so the collector skips every later repetition;
+interrupted inside the first block and resumed, it evaluates no incomplete look,
+continues, and decides as if never stopped. Needs root, ``ip netns`` and
+netperf; skipped elsewhere with the reason."""
 
 from __future__ import annotations
 
