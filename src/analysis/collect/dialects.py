@@ -270,7 +270,7 @@ class Posix:
             "hostname": uname[4] or None,
             "cpu_model": model,
             "cpu_count": count,
-            "mem_total_kib": int(memory[1]) if len(memory) >= 2 and memory[1].isdigit() else None,
+            "mem_total_kib": _int_or_none(memory[1]) if len(memory) >= 2 else None,
             "sysctls": sysctls,
             "congestion_control": sysctls.get("net.ipv4.tcp_congestion_control") or None,
             "interface": iface,
