@@ -33,12 +33,17 @@ settings.register_profile("dev", deadline=None, max_examples=5000,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-# Hypothesis' Unicode tables (which characters utf-8 encodes, the categories) take
-# some 5 s of CPU to compute in each process that first draws text: kept between
-# runs outside the checkout (XDG cache), as Hypothesis itself would keep them in
-# .hypothesis/, and copied into each session's own folder. They depend only on the
-# Python's Unicode version and Hypothesis' table format, both in their file names.
-UNICODE_TABLES = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "netrepro" / "hypothesis-unicode"
+# Hypothesis keeps two caches that depend only on what they were computed from, each
+# file named by it: its Unicode tables (which characters utf-8 encodes, the categories:
+# some 5 s of CPU in each process that first draws text; named by the Python's Unicode
+# version and the tables' format) and the constants of every module of src/ it finds
+# imported (ast-parsed while collecting, ~0.8 s of CPU in each pytest process; named by
+# the hash of the module's source). Kept between runs outside the checkout (XDG cache),
+# as Hypothesis itself would keep them in .hypothesis/, and copied into each session's
+# own folder: a module edited since gets a new file, computed once.
+KEPT_CACHES = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "netrepro"
+HYPOTHESIS_CACHES = {"unicode_data": KEPT_CACHES / "hypothesis-unicode",
+                     "constants": KEPT_CACHES / "hypothesis-constants"}
 
 
 def pytest_configure(config):  # noqa: D103 - pytest hook
@@ -48,23 +53,31 @@ def pytest_configure(config):  # noqa: D103 - pytest hook
     # session (each xdist worker) its own folder instead, removed at the end.
     config.hypothesis_home = Path(tempfile.mkdtemp(prefix="netrepro-hypothesis-"))
     set_hypothesis_home_dir(config.hypothesis_home)
-    if UNICODE_TABLES.is_dir():
-        shutil.copytree(UNICODE_TABLES, config.hypothesis_home / "unicode_data")
+    for name, kept in HYPOTHESIS_CACHES.items():
+        if kept.is_dir():
+            shutil.copytree(kept, config.hypothesis_home / name)
 
 
 def pytest_unconfigure(config):  # noqa: D103 - pytest hook
-    tables = config.hypothesis_home / "unicode_data"
-    try:  # the tables this session computed, for the next runs (each file replaced whole)
-        for table in tables.rglob("*.json.gz"):
-            kept = UNICODE_TABLES / table.relative_to(tables)
-            if not kept.exists():
-                kept.parent.mkdir(parents=True, exist_ok=True)
-                partial = kept.with_name(f".{kept.name}.{os.getpid()}")
-                shutil.copyfile(table, partial)
-                partial.replace(kept)
-    except OSError:  # no writable cache folder: the next run computes them again
-        pass
+    for name, kept in HYPOTHESIS_CACHES.items():  # what this session computed, for the next runs
+        _keep_new_files(config.hypothesis_home / name, kept)
     shutil.rmtree(config.hypothesis_home, ignore_errors=True)
+
+
+def _keep_new_files(cache: Path, kept: Path) -> None:
+    """Copy the files of ``cache`` that ``kept`` lacks into it, each replaced whole
+    (a partial copy never carries the final name); an unwritable ``kept`` is left as
+    it is: the next run computes them again."""
+    try:
+        for path in cache.rglob("*"):
+            target = kept / path.relative_to(cache)
+            if path.is_file() and not path.name.startswith(".") and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                partial = target.with_name(f".{target.name}.{os.getpid()}")
+                shutil.copyfile(path, partial)
+                partial.replace(target)
+    except OSError:
+        pass
 
 
 # The files that take longest (a `make test` on 2 quiet cores, three workers, 2026-12-02: 1,006 s
