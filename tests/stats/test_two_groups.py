@@ -136,3 +136,29 @@ def test_a_rank_test_too_small_to_reject_gives_an_unbounded_shift_interval():
 def test_probability_of_superiority_is_u_over_mn():
     a, b = [1.0, 2.0, 3.0], [2.0, 0.5]
     assert probability_of_superiority(a, b) == pytest.approx(mann_whitney(a, b).statistic / 6)
+
+
+def test_directional_p_is_half_of_rs_two_sided_p_on_sleep():
+    from analysis.stats.from_summaries import directional_p
+
+    # R: t.test(extra ~ group, data = sleep): t = -1.8608, df = 17.776, two-sided p = 0.07939
+    less, greater = directional_p(-1.8608, 17.776, "less")
+    assert less == pytest.approx(0.07939 / 2, abs=1e-5) and less + greater == pytest.approx(1.0)
+    assert directional_p(-1.8608, 17.776, "greater") == (greater, less)
+
+
+EDGES = [-np.inf, -1e300, -50.0, -1.0, -0.0, 0.0, 1e-300, 2.5, 40.0, np.inf, np.nan]
+
+
+@pytest.mark.parametrize("df", [-1.0, 0.0, 1e-3, 1.0, 2.0, 3.7, 29.9, 1e8, np.inf, np.nan])
+def test_directional_p_gives_scipy_stats_tails_at_the_edges(df):
+    """The tails read from scipy.special are scipy.stats' own (t, or the normal
+    for an infinite or unknown df), NaN where scipy.stats says NaN."""
+    from scipy import stats
+
+    from analysis.stats.from_summaries import directional_p
+
+    dist = stats.t(df) if np.isfinite(df) else stats.norm
+    for x in EDGES:
+        got = directional_p(x, df, "greater")
+        np.testing.assert_array_equal(got, (float(dist.sf(x)), float(dist.cdf(x))), err_msg=f"t={x}, df={df}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 from statsmodels.stats.oneway import anova_generic
 
 from analysis.stats.results import Interval, OmnibusTest, TwoGroupTest
@@ -55,8 +55,12 @@ def directional_p(statistic: float, df: float, direction: str) -> tuple[float, f
     is contradicted only by significance the other way."""
     if direction not in ("greater", "less"):
         raise ValueError(f"direction must be 'greater' or 'less', got {direction!r}")
-    dist = stats.t(df) if np.isfinite(df) else stats.norm
-    upper, lower = float(dist.sf(statistic)), float(dist.cdf(statistic))
+    # the tails scipy.stats' t and norm compute, without freezing a distribution
+    # (~0.5 ms each: the engine asks once per cell, the simulations thousands of times)
+    if np.isfinite(df):
+        upper, lower = float(special.stdtr(df, -statistic)), float(special.stdtr(df, statistic))
+    else:
+        upper, lower = float(special.ndtr(-statistic)), float(special.ndtr(statistic))
     return (upper, lower) if direction == "greater" else (lower, upper)
 
 
