@@ -28,6 +28,7 @@ from typer.testing import CliRunner
 from analysis.cli import app
 from analysis.ingest.ingest import ingest_into
 from analysis.ingest.transaction import MARKER
+from interruptible import sigint_default
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data/raw/demo-loopback"
@@ -275,7 +276,8 @@ def test_ctrl_c_during_ingest_leaves_the_previous_tables(tmp_path):
         "ingest.write_outputs = write_outputs\n")
     env = os.environ | {"PYTHONPATH": os.pathsep.join([str(hold), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen([sys.executable, "-m", "analysis.cli", "ingest", str(campaign), "--out", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               preexec_fn=sigint_default)
     try:
         deadline = time.monotonic() + 60
         while not (hold / "reached").exists() and process.poll() is None and time.monotonic() < deadline:

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 import offline_browser
+from interruptible import sigint_default
 from offline_browser import STUDY_FILE  # a study's file name, never its title on a page
 
 from analysis.ingest.campaign import load_campaign
@@ -347,7 +348,8 @@ def test_an_interrupted_build_is_not_done_and_runs_again(built, tmp_path):
                         "PYTHONPATH": os.pathsep.join([str(hold), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     build = subprocess.Popen([sys.executable, "-m", "analysis.cli", "report", str(camp), "--out", str(copy),
                               "--no-papers", "--force", "-j", "2"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             preexec_fn=sigint_default)
     try:
         deadline = time.monotonic() + 120
         while build.poll() is None and time.monotonic() < deadline and not (hold / "reached").exists():
